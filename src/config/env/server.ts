@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox'
+
+/** HTTP server and exposition settings. */
+export const serverEnv = {
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Address to listen on.' }),
+  PORT: Type.Integer({
+    default: 9786,
+    minimum: 1,
+    maximum: 65535,
+    description: 'TCP port of the HTTP server (9786, in the exporter range 9100-9999).',
+  }),
+  METRICS_PATH: Type.String({
+    default: '/metrics',
+    pattern: '^/[A-Za-z0-9._~/-]*$',
+    description: 'Path of the Prometheus scrape endpoint.',
+  }),
+  METRICS_NAMESPACE: Type.String({
+    default: 'objstore',
+    pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$',
+    description: 'Prefix of every exporter metric; `minio` gives MinIO v2-compatible names.',
+  }),
+  SCRAPE_TIMEOUT_SECONDS: Type.Number({
+    default: 10,
+    exclusiveMinimum: 0,
+    maximum: 300,
+    description:
+      'Upper bound for one scrape; a smaller `X-Prometheus-Scrape-Timeout-Seconds` header sent by Prometheus wins.',
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    default: 10000,
+    minimum: 0,
+    maximum: 600000,
+    description: 'How long in-flight requests may take to finish on SIGTERM/SIGINT.',
+  }),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    maximum: 600000,
+    description: 'Event-loop delay above which requests are answered 503 with Retry-After (0 disables).',
+  }),
+}

@@ -1,0 +1,106 @@
+import envSchemaLoader from 'env-schema'
+import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
+import type { PropertySchema } from './schema-helpers.js'
+
+/** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
+export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
+
+/** Start-up refused: one line per bad variable, ready to print as is. */
+export class ConfigError extends Error {
+  constructor(readonly lines: readonly string[]) {
+    super(lines.join('\n'))
+    this.name = 'ConfigError'
+  }
+}
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+}
+
+export interface LoadOptions {
+  /** Path of a dotenv file read when present (variables in `env` win); false to read none. */
+  dotenvPath?: string | false
+}
+
+/**
+ * Reads and validates the configuration from `env` (process.env in production, a plain object in
+ * tests). Throws ConfigError listing every bad variable; never prints or exits itself.
+ */
+export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
+  const dotenvPath = options.dotenvPath ?? '.env'
+  // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
+  const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  let raw: Env
+  try {
+    raw = envSchemaLoader<Env>({
+      schema: structuredClone(envSchema),
+      data,
+      env: false,
+      dotenv: dotenvPath === false ? false : { path: dotenvPath },
+    })
+  } catch (error) {
+    const errors = (error as { errors?: AjvError[] }).errors
+    if (!errors) throw error
+    throw new ConfigError(describeErrors(errors, data))
+  }
+  return checkRelations(raw)
+}
+
+/** Rules that span variables, which a per-property schema cannot state. */
+function checkRelations(raw: Env): Config {
+  const problems: string[] = []
+  let drives: string[] = []
+  try {
+    drives = expandDriveList(raw.DRIVES === '' ? raw.DATA_DIR : raw.DRIVES)
+    if (drives.length === 0) problems.push('DRIVES: expected at least one drive path')
+  } catch (error) {
+    if (!(error instanceof EllipsisError)) throw error
+    problems.push(`DRIVES: ${error.message}`)
+  }
+  const maxParity = Math.floor(drives.length / 2)
+  if (drives.length > 0 && raw.EC_PARITY > maxParity) {
+    problems.push(
+      `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
+    )
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
+}
+
+function describeErrors(errors: readonly AjvError[], data: Record<string, string | undefined>): string[] {
+  const lines = new Map<string, string>()
+  for (const error of errors) {
+    const name = error.instancePath.replace(/^\//, '')
+    if (!name || lines.has(name)) continue
+    const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
+    const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(data[name] ?? '')
+    const expected = property ? describeExpected(property) : (error.message ?? 'a valid value')
+    lines.set(name, `${name}=${shown}: expected ${expected}`)
+  }
+  return [...lines.values()]
+}
+
+/** Says in words what a property accepts, from the same schema that validated it. */
+export function describeExpected(schema: PropertySchema): string {
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`
+  const bounds: string[] = []
+  if (schema.minimum !== undefined) bounds.push(`>= ${schema.minimum}`)
+  if (schema.exclusiveMinimum !== undefined) bounds.push(`> ${schema.exclusiveMinimum}`)
+  if (schema.maximum !== undefined) bounds.push(`<= ${schema.maximum}`)
+  const range = bounds.length ? ` ${bounds.join(' and ')}` : ''
+  switch (schema.type) {
+    case 'integer':
+      return `an integer${range}`
+    case 'number':
+      return `a number${range}`
+    case 'boolean':
+      return 'true or false'
+    default:
+      if (schema.pattern) return `a string matching ${schema.pattern}`
+      if (schema.minLength) return 'a non-empty string'
+      return 'a string'
+  }
+}

@@ -1,0 +1,16 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { drivesEnv } from './env/drives.js'
+import { loggingEnv } from './env/logging.js'
+import { serverEnv } from './env/server.js'
+
+/**
+ * Every environment variable the exporter reads, declared once: validation, defaults, the
+ * TypeScript type and the README's configuration table all derive from this object. Each concern
+ * keeps its variables in its own file under env/.
+ */
+export const envSchema = Type.Object({ ...serverEnv, ...drivesEnv, ...loggingEnv })
+
+export type Env = Static<typeof envSchema>
+
+/** Variables whose values are never echoed: not in error messages, logs or pages. */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([])

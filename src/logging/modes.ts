@@ -1,0 +1,13 @@
+import type { LOG_LEVELS, LOG_MODES } from '../config/env/logging.js'
+
+export type LogMode = (typeof LOG_MODES)[number]
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+const ORDER: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+
+/** quiet means warnings and errors only, whatever LOG_LEVEL says below that. */
+export function effectiveLevel(level: LogLevel, mode: LogMode): LogLevel {
+  if (mode !== 'quiet') return level
+  return ORDER.indexOf(level) > ORDER.indexOf('warn') ? level : 'warn'
+}
+

@@ -1,0 +1,36 @@
+import type { Level } from 'pino'
+import pino from 'pino'
+import pretty from 'pino-pretty'
+import type { LogMode } from '../modes.js'
+import type { LogTarget } from './types.js'
+
+export interface ConsoleTargetOptions {
+  readonly mode: LogMode
+  readonly level: Level
+  /** Where lines go: stdout in production; any writable in tests. */
+  readonly output?: NodeJS.WritableStream & { isTTY?: boolean; fd?: number }
+}
+
+/**
+ * The console: `json` writes pino's NDJSON as is; `pretty` formats for people, coloured only when
+ * the output is a terminal (so piped or captured output has no escape codes); `quiet` is json
+ * limited to warnings and errors (the level is raised by createLogger).
+ */
+export function createConsoleTarget(options: ConsoleTargetOptions): LogTarget {
+  const output = options.output ?? process.stdout
+  if (options.mode === 'pretty') {
+    return {
+      name: 'console',
+      level: options.level,
+      stream: pretty({
+        colorize: Boolean(output.isTTY),
+        destination: output,
+        sync: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+      }),
+    }
+  }
+  const stream = output === process.stdout ? pino.destination({ fd: 1, sync: true }) : output
+  return { name: 'console', level: options.level, stream }
+}

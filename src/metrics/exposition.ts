@@ -1,0 +1,98 @@
+/**
+ * Renders metric families in the Prometheus text format 0.0.4 or in OpenMetrics 1.0.0. One
+ * renderer serves the exporter's own families and prom-client's runtime families alike.
+ */
+
+export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped'
+
+export interface ExpositionSample {
+  /** Full sample name, suffix included (`_bucket`, `_sum`, `_count`, `_total`). */
+  readonly name: string
+  readonly labels: ReadonlyArray<readonly [string, string]>
+  readonly value: number
+}
+
+export interface ExpositionFamily {
+  readonly name: string
+  readonly help: string
+  readonly type: ExpositionType
+  readonly samples: readonly ExpositionSample[]
+}
+
+export type ExpositionFormat = 'text' | 'openmetrics'
+
+export const CONTENT_TYPES: Readonly<Record<ExpositionFormat, string>> = {
+  text: 'text/plain; version=0.0.4; charset=utf-8',
+  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
+}
+
+export function renderFamilies(families: readonly ExpositionFamily[], format: ExpositionFormat): string {
+  let out = ''
+  for (const family of families) out += renderFamily(family, format)
+  return out
+}
+
+export function renderFamily(family: ExpositionFamily, format: ExpositionFormat): string {
+  // OpenMetrics names a counter family without its `_total`, which stays on the sample.
+  const familyName =
+    format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name
+  const type = format === 'openmetrics' && family.type === 'untyped' ? 'unknown' : family.type
+  let out = `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
+  for (const sample of family.samples) {
+    out += sample.name
+    if (sample.labels.length > 0) {
+      out += '{'
+      for (let index = 0; index < sample.labels.length; index++) {
+        const [labelName, labelValue] = sample.labels[index] as readonly [string, string]
+        out += `${index ? ',' : ''}${labelName}="${escapeLabelValue(labelValue)}"`
+      }
+      out += '}'
+    }
+    out += ` ${formatValue(sample.value)}\n`
+  }
+  return out
+}
+
+export const OPENMETRICS_EOF = '# EOF\n'
+
+export function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')
+}
+
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+}
+
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN'
+  if (value === Number.POSITIVE_INFINITY) return '+Inf'
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf'
+  return String(value)
+}
+
+/**
+ * Picks the format from an Accept header by q-value, as Prometheus sends it
+ * (`application/openmetrics-text;version=1.0.0,...,text/plain;version=0.0.4;q=0.5,*\/*;q=0.1`).
+ * OpenMetrics only when it is preferred to the text format; text otherwise.
+ */
+export function negotiateFormat(accept: string | undefined): ExpositionFormat {
+  if (!accept) return 'text'
+  let openMetricsQ = 0
+  let textQ = 0
+  for (const range of accept.split(',')) {
+    const [mediaType = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase())
+    let q = 1
+    let version: string | undefined
+    for (const parameter of parameters) {
+      const [key, value = ''] = parameter.split('=').map((part) => part.trim())
+      if (key === 'q') q = Number.parseFloat(value) || 0
+      if (key === 'version') version = value
+    }
+    if (mediaType === 'application/openmetrics-text' && (version === undefined || version.startsWith('1.'))) {
+      openMetricsQ = Math.max(openMetricsQ, q)
+    } else if (mediaType === 'text/plain' || mediaType === '*/*' || mediaType === 'text/*') {
+      textQ = Math.max(textQ, q)
+    }
+  }
+  return openMetricsQ > 0 && openMetricsQ > textQ ? 'openmetrics' : 'text'
+}

@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify'
+import type { Readiness } from '../readiness.js'
+
+/** Liveness never waits on a source, and stays up under pressure so load never restarts the pod. */
+export async function healthRoutes(app: FastifyInstance, options: { readiness: Readiness }): Promise<void> {
+  app.get('/healthz', { config: { pressureHandler: () => undefined } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', async (_request, reply) => {
+    const waitingFor = options.readiness.waitingFor()
+    if (waitingFor.length > 0) return reply.code(503).send({ status: 'not ready', waitingFor })
+    return { status: 'ready' }
+  })
+}
