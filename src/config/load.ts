@@ -1,5 +1,6 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { scannerProblems } from './env/scanner.js'
 import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
 import type { PropertySchema } from './schema-helpers.js'
 
@@ -66,6 +67,7 @@ function checkRelations(raw: Env): Config {
       `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
     )
   }
+  problems.push(...scannerProblems(raw))
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
 }
