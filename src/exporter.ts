@@ -6,9 +6,12 @@ import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector } from './collectors/drives.js'
 import { CollectorRunner } from './collectors/runner.js'
 import type { Collector } from './collectors/types.js'
+import { createUsageCollector } from './collectors/usage.js'
 import type { Config } from './config/load.js'
 import { ExporterRegistry } from './metrics/registry.js'
 import { RuntimeMetrics } from './metrics/runtime-metrics.js'
+import { createScannerFromConfig } from './scanner/index.js'
+import type { UsageScanner } from './scanner/scanner.js'
 import { Readiness } from './server/readiness.js'
 
 export interface ExporterOptions {
@@ -22,6 +25,8 @@ export interface ExporterOptions {
 export interface Exporter {
   readonly app: FastifyInstance
   readonly readiness: Readiness
+  /** The background bucket-usage scanner (tests trigger scans with scanNow()). */
+  readonly scanner: UsageScanner
   /** Stops background work and the HTTP server; in-flight requests finish first. */
   close(): Promise<void>
 }
@@ -30,6 +35,7 @@ export interface Exporter {
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
   await mkdir(config.DATA_DIR, { recursive: true })
+  const scanner = createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const collectors: Collector[] = [
     createDrivesCollector({
       drives: config.DRIVES,
@@ -38,6 +44,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       logger: logger.child({ collector: 'drives' }),
       ...(options.statfs ? { statfs: options.statfs } : {}),
     }),
+    createUsageCollector({ snapshot: () => scanner.snapshot }),
     ...(options.extraCollectors ?? []),
   ]
   const runtime = new RuntimeMetrics()
@@ -47,12 +54,16 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     runtime,
   })
   const readiness = new Readiness()
+  readiness.add('usage snapshot', () => scanner.snapshot !== undefined)
   const app = await buildApp({ config, logger, registry, readiness })
+  await scanner.start()
   return {
     app,
     readiness,
+    scanner,
     async close() {
-      await app.close()
+      // Together: a running scan is aborted while in-flight scrapes finish.
+      await Promise.all([scanner.close(), app.close()])
       runtime.close()
     },
   }
