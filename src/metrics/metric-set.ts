@@ -48,7 +48,11 @@ export class MetricSet {
     samples.push({ labels, value })
   }
 
-  histogram<K extends FamilyKeyOfType<'histogram'>>(key: K, labels: LabelsOf<K>, histogram: HistogramSnapshot): void {
+  histogram<K extends FamilyKeyOfType<'histogram'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    histogram: HistogramSnapshot,
+  ): void {
     checkLabels(key, labels)
     if (histogram.cumulativeCounts.length !== histogram.upperBounds.length) {
       throw new RangeError(`${key}: one cumulative count per upper bound expected`)
