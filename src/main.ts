@@ -1,4 +1,4 @@
-import { ConfigError, type Config, loadConfig } from './config/load.js'
+import { type Config, ConfigError, loadConfig } from './config/load.js'
 import { createExporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { VERSION } from './version.js'
@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     // One line per bad variable, no stack trace: this is the operator's mistake, not ours.
-    for (const line of error.lines) process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
+    for (const line of error.lines)
+      process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
     process.exit(2)
   }
   const logging = createLogger(config)

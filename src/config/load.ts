@@ -33,7 +33,9 @@ export interface LoadOptions {
 export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
   const dotenvPath = options.dotenvPath ?? '.env'
   // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
-  const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  const data = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
   let raw: Env
   try {
     raw = envSchemaLoader<Env>({

@@ -1,8 +1,8 @@
 import pino, { type Logger, type StreamEntry } from 'pino'
 import type { Config } from '../config/load.js'
+import { effectiveLevel } from './modes.js'
 import { createConsoleTarget } from './targets/console.js'
 import type { LogTarget } from './targets/types.js'
-import { effectiveLevel } from './modes.js'
 
 export interface LoggerBundle {
   readonly logger: Logger

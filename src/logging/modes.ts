@@ -10,4 +10,3 @@ export function effectiveLevel(level: LogLevel, mode: LogMode): LogLevel {
   if (mode !== 'quiet') return level
   return ORDER.indexOf(level) > ORDER.indexOf('warn') ? level : 'warn'
 }
-

@@ -5,7 +5,10 @@ export const LOG_MODES = ['json', 'pretty', 'quiet'] as const
 
 /** Logger settings shared by every target. */
 export const loggingEnv = {
-  LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: 'Minimum level logged by every target.' }),
+  LOG_LEVEL: StringEnum(LOG_LEVELS, {
+    default: 'info',
+    description: 'Minimum level logged by every target.',
+  }),
   LOG_MODE: StringEnum(LOG_MODES, {
     default: 'json',
     description:
