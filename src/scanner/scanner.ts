@@ -61,6 +61,21 @@ export class UsageScanner {
     return this.#snapshot
   }
 
+  /** The current snapshot, or the first one published (rejects if the scanner closes first). */
+  firstSnapshot(): Promise<UsageSnapshot> {
+    if (this.#snapshot) return Promise.resolve(this.#snapshot)
+    if (this.#closed) return Promise.reject(new Error('usage scanner closed'))
+    return new Promise((resolve, reject) => {
+      const onClose = () => reject(this.#controller.signal.reason)
+      this.#controller.signal.addEventListener('abort', onClose, { once: true })
+      const unsubscribe = this.onSnapshot((snapshot) => {
+        unsubscribe()
+        this.#controller.signal.removeEventListener('abort', onClose)
+        resolve(snapshot)
+      })
+    })
+  }
+
   /** Calls `listener` with each snapshot published from now on; returns the unsubscribe function. */
   onSnapshot(listener: (snapshot: UsageSnapshot) => void): () => void {
     this.#listeners.add(listener)
