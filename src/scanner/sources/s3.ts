@@ -38,7 +38,7 @@ const PAGE_SIZE = 1000
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
  * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads. A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
- * supporting it: those families are omitted, one info line says so, the rest is still measured.
+ * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those families are omitted, one info line says so, the rest is still measured.
  */
 export function createS3Source(options: S3SourceOptions): UsageSource {
   return new S3UsageSource(options)
@@ -340,8 +340,11 @@ export function classifyS3Error(error: unknown, action: string): SourceError {
   }
   const status = $metadata?.httpStatusCode
   let kind: FailureKind = 'failed'
-  if (name === 'NotImplemented' || status === 501) kind = 'unsupported'
-  else if (THROTTLING.has(name) || status === 429 || status === 503) kind = 'throttled'
+  // 501 NotImplemented is what S3 specifies; some stores (s3rver for ?versions) answer 405
+  // MethodNotAllowed to a call they lack. Either way the call is not supported, not failing.
+  if (name === 'NotImplemented' || name === 'MethodNotAllowed' || status === 501 || status === 405) {
+    kind = 'unsupported'
+  } else if (THROTTLING.has(name) || status === 429 || status === 503) kind = 'throttled'
   else if (
     UNAVAILABLE.has(name) ||
     NETWORK_CODES.has(code ?? '') ||
