@@ -97,13 +97,22 @@ export interface ObjectSpec {
   readonly storageClass?: StorageClass
 }
 
-/** Creates `bucket` and writes `objects` (zero-filled bodies of the given sizes), 16 at a time. */
+/** Creates `bucket` and writes `objects` into it. */
 export async function fillBucket(
   client: S3Client,
   bucket: string,
   objects: readonly ObjectSpec[],
 ): Promise<void> {
   await client.send(new CreateBucketCommand({ Bucket: bucket }))
+  await putObjects(client, bucket, objects)
+}
+
+/** Writes `objects` (zero-filled bodies of the given sizes), 16 at a time. */
+export async function putObjects(
+  client: S3Client,
+  bucket: string,
+  objects: readonly ObjectSpec[],
+): Promise<void> {
   let next = 0
   const lane = async () => {
     while (next < objects.length) {
