@@ -22,10 +22,17 @@ async function writeTree(root: string, objects: readonly TreeObject[]): Promise<
   }
 }
 
-async function scratch(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+/** A scratch folder (removed after the test) whose `data` folder holds `objects`. */
+async function storeWith(
+  t: { after: (fn: () => Promise<void>) => void },
+  objects: readonly TreeObject[],
+): Promise<{ folder: string; data: string }> {
   const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
   t.after(() => rm(folder, { recursive: true, force: true }))
-  return folder
+  const data = join(folder, 'data')
+  await mkdir(data)
+  await writeTree(data, objects)
+  return { folder, data }
 }
 
 /**
@@ -54,13 +61,11 @@ function alphaObjects(): TreeObject[] {
 }
 
 test('fs source: exact bytes, objects, histogram, MinIO ranges and times in a real scrape', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
   const alpha = alphaObjects()
   const bravo: TreeObject[] = [
     { path: 'bravo/2026/01/02/dump.sql', size: 12_345_678, modifiedSeconds: T0 + 9 },
   ]
-  await writeTree(data, [...alpha, ...bravo])
+  const { data } = await storeWith(t, [...alpha, ...bravo])
   await mkdir(join(data, 'charlie'))
   // Not buckets: a hidden top-level folder and a top-level file. Not objects: a symbolic link.
   await writeTree(data, [
@@ -103,9 +108,7 @@ test('fs source: exact bytes, objects, histogram, MinIO ranges and times in a re
 })
 
 test('a bucket created after a scan appears at the next; a deleted one disappears with all its series', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
-  await writeTree(data, [
+  const { data } = await storeWith(t, [
     { path: 'keep/a', size: 5, modifiedSeconds: T0 },
     { path: 'doomed/b', size: 7, modifiedSeconds: T0 },
   ])
@@ -123,11 +126,9 @@ test('a bucket created after a scan appears at the next; a deleted one disappear
 })
 
 test('BUCKETS_INCLUDE and BUCKETS_EXCLUDE choose the buckets measured', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
   const names = ['logs-2026', 'logs-old-2019', 'data-1', 'data-10', 'media']
-  await writeTree(
-    data,
+  const { data } = await storeWith(
+    t,
     names.map((name) => ({ path: `${name}/x`, size: 1, modifiedSeconds: T0 })),
   )
   const exporter = await startExporter({
@@ -142,11 +143,9 @@ test('BUCKETS_INCLUDE and BUCKETS_EXCLUDE choose the buckets measured', async (t
 })
 
 test('SHARD: three exporters on one store cover every bucket exactly once', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
   const names = Array.from({ length: 24 }, (_, index) => `bucket-${String(index).padStart(2, '0')}`)
-  await writeTree(
-    data,
+  const { data } = await storeWith(
+    t,
     names.map((name, index) => ({ path: `${name}/object`, size: index + 1, modifiedSeconds: T0 })),
   )
   const seen: string[][] = []
@@ -169,10 +168,8 @@ test('SHARD: three exporters on one store cover every bucket exactly once', asyn
 })
 
 test('STATE_FILE: a restarted exporter serves the saved figures at once, before any scan', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
+  const { folder, data } = await storeWith(t, [{ path: 'vault/a', size: 1000, modifiedSeconds: T0 }])
   const stateFile = join(folder, 'usage-state.json')
-  await writeTree(data, [{ path: 'vault/a', size: 1000, modifiedSeconds: T0 }])
   const env = { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600' }
 
   const first = await startExporter(env)
@@ -205,13 +202,10 @@ test('STATE_FILE: a restarted exporter serves the saved figures at once, before 
 })
 
 test('a corrupt STATE_FILE is reported, ignored, and replaced after the first scan', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
+  const { folder, data } = await storeWith(t, [{ path: 'vault/a', size: 42, modifiedSeconds: T0 }])
   const stateFile = join(folder, 'usage-state.json')
-  await writeTree(data, [{ path: 'vault/a', size: 42, modifiedSeconds: T0 }])
   await writeFile(stateFile, '{"format":"objstore-exporter/usage-snapshot","version":1,"snap')
   const exporter = await startExporter({ DATA_DIR: data, STATE_FILE: stateFile })
-  t.after(() => exporter.close())
   const ignored = exporter.logs.lines.filter((line) => line.msg === 'state file ignored')
   assert.equal(ignored.length, 1)
   assert.match(String(ignored[0]?.reason), /not valid JSON/)
@@ -220,7 +214,8 @@ test('a corrupt STATE_FILE is reported, ignored, and replaced after the first sc
     sampleValue(await exporter.scrape(), 'objstore_bucket_usage_total_bytes', { bucket: 'vault' }),
     42,
   )
-
+  // A restart: the first exporter stops (its scan and state write complete), then a new one starts.
+  await exporter.close()
   const restarted = await startExporter({
     DATA_DIR: data,
     STATE_FILE: stateFile,
@@ -234,9 +229,7 @@ test('a corrupt STATE_FILE is reported, ignored, and replaced after the first sc
 })
 
 test('a missing bucket named in BUCKETS fails alone; the others are measured', async (t) => {
-  const folder = await scratch(t)
-  const data = join(folder, 'data')
-  await writeTree(data, [
+  const { data } = await storeWith(t, [
     { path: 'present/a', size: 9, modifiedSeconds: T0 },
     { path: 'unlisted/a', size: 1, modifiedSeconds: T0 },
   ])

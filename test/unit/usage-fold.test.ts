@@ -2,23 +2,12 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import { mergeUsage, UsageAccumulator, VersionAccumulator } from '../../src/scanner/usage-fold.js'
+import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
-const KIB = 1024
-const MIB = 1024 * KIB
+const MIB = 1024 * 1024
 
-/** MinIO's intervals as MinIO writes them (inclusive [start, end]), written out independently here. */
-const MINIO_INTERVALS: Array<[string, number, number]> = [
-  ['LESS_THAN_1024_B', 0, KIB - 1],
-  ['BETWEEN_1024_B_AND_64_KB', KIB, 64 * KIB - 1],
-  ['BETWEEN_64_KB_AND_256_KB', 64 * KIB, 256 * KIB - 1],
-  ['BETWEEN_256_KB_AND_512_KB', 256 * KIB, 512 * KIB - 1],
-  ['BETWEEN_512_KB_AND_1_MB', 512 * KIB, MIB - 1],
-  ['BETWEEN_1_MB_AND_10_MB', MIB, 10 * MIB - 1],
-  ['BETWEEN_10_MB_AND_64_MB', 10 * MIB, 64 * MIB - 1],
-  ['BETWEEN_64_MB_AND_128_MB', 64 * MIB, 128 * MIB - 1],
-  ['BETWEEN_128_MB_AND_512_MB', 128 * MIB, 512 * MIB - 1],
-  ['GREATER_THAN_512_MB', 512 * MIB, Number.MAX_SAFE_INTEGER],
-]
+/** MinIO's disjoint intervals (its 1 KiB-1 MiB aggregate is added only when rendering). */
+const MINIO_INTERVALS = MINIO_SIZE_INTERVALS.filter(([name]) => name !== 'BETWEEN_1024B_AND_1_MB')
 
 const SIZES = [
   0,
