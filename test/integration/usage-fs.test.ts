@@ -257,3 +257,16 @@ test('a missing bucket named in BUCKETS fails alone; the others are measured', a
     'the same failure is not logged again',
   )
 })
+
+test('a walk that outlives SCAN_TIMEOUT_SECONDS is stopped and its bucket flagged, the exporter serving on', async (t) => {
+  const { data } = await storeWith(t, [{ path: 'slow/a', size: 1, modifiedSeconds: T0 }])
+  // A millisecond is less than a walk thread takes to start, so the walk is always cut off.
+  const exporter = await startExporter({ DATA_DIR: data, SCAN_TIMEOUT_SECONDS: '0.001' })
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'slow' }), 0)
+  assert.equal(findSamples(scrape, 'objstore_bucket_usage_total_bytes').length, 0)
+  assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 'fs' }), 0, 'nothing was measured')
+  await exporter.exporter.scanner.scanNow()
+  assert.equal(sampleValue(await exporter.scrape(), 'objstore_bucket_scan_success', { bucket: 'slow' }), 0)
+})

@@ -364,3 +364,50 @@ test('a bucket deleted from the store disappears from the scrape at the next sca
   await exporter.exporter.scanner.scanNow()
   assert.deepEqual(bucketsIn(await exporter.scrape()), ['empty', 'many', 'photos'])
 })
+
+test('SCAN_CONCURRENCY bounds the buckets listed at once', async (t) => {
+  const gate = await startS3Gate(s3.port)
+  t.after(() => gate.close())
+  let inFlight = 0
+  let most = 0
+  gate.policy = async (request) => {
+    if (request.operation === 'ListObjectsV2' && !request.query.has('continuation-token')) {
+      inFlight++
+      most = Math.max(most, inFlight)
+      // Long enough that every bucket allowed to start does so while this one is held.
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      inFlight--
+    }
+    return 'forward' as const
+  }
+  const exporter = await startExporter(s3Env(gate.endpoint, { SCAN_CONCURRENCY: '2' }))
+  t.after(() => exporter.close())
+  assert.equal(most, 2, 'three buckets, two at a time')
+  assert.deepEqual(bucketsIn(await exporter.scrape()), ['empty', 'many', 'photos'])
+})
+
+test('a bucket that outlives SCAN_TIMEOUT_SECONDS fails for that scan; the others are measured', async (t) => {
+  const gate = await startS3Gate(s3.port)
+  let release: () => void = () => undefined
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  t.after(async () => {
+    release()
+    await gate.close()
+  })
+  gate.policy = async (request) => {
+    if (request.operation === 'ListObjectsV2' && request.bucket === 'photos') await released
+    return 'forward' as const
+  }
+  const exporter = await startExporter(
+    s3Env(gate.endpoint, { BUCKETS: 'photos,empty', SCAN_TIMEOUT_SECONDS: '1' }),
+  )
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'photos' }), 0)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'empty' }), 1)
+  assert.ok(sampleValue(scrape, 'objstore_bucket_scan_duration_seconds', { bucket: 'photos' }) >= 1)
+  const failure = exporter.logs.lines.find((line) => line.msg === 'bucket scan failed')
+  assert.match(String(failure?.error), /not measured within SCAN_TIMEOUT_SECONDS \(1 s\)/)
+})

@@ -10,14 +10,17 @@ import {
   shardOf,
 } from '../../src/scanner/bucket-filter.js'
 
-function refusedLines(env: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(env, { dotenvPath: false })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  assert.fail(`configuration ${JSON.stringify(env)} was accepted`)
+/** The lines of the ConfigError that `env` must cause (loadConfig is the start-up check). */
+function startupErrorLines(env: Record<string, string>): readonly string[] {
+  let lines: readonly string[] = []
+  assert.throws(
+    () => loadConfig(env, { dotenvPath: false }),
+    (error: unknown) => {
+      lines = error instanceof ConfigError ? error.lines : []
+      return error instanceof ConfigError
+    },
+  )
+  return lines
 }
 
 test('globs: *, ?, classes, ranges, negation and escapes match whole bucket names', () => {
@@ -80,27 +83,27 @@ test('SHARD parses i/n with 0 <= i < n', () => {
 })
 
 test('a malformed SHARD refuses start-up with one line naming it', () => {
-  assert.deepEqual(refusedLines({ SHARD: '3/3' }), [
+  assert.deepEqual(startupErrorLines({ SHARD: '3/3' }), [
     'SHARD="3/3": expected i/n with 0 <= i < n, for example 0/3',
   ])
-  assert.deepEqual(refusedLines({ SHARD: 'half' }), [
+  assert.deepEqual(startupErrorLines({ SHARD: 'half' }), [
     'SHARD="half": expected i/n with 0 <= i < n, for example 0/3',
   ])
 })
 
 test('malformed globs refuse start-up with one line per variable, naming it', () => {
-  const lines = refusedLines({ BUCKETS_INCLUDE: 'logs-*,data-[', BUCKETS_EXCLUDE: 'tmp-[z-a]' })
+  const lines = startupErrorLines({ BUCKETS_INCLUDE: 'logs-*,data-[', BUCKETS_EXCLUDE: 'tmp-[z-a]' })
   assert.equal(lines.length, 2)
   assert.match(lines[0] ?? '', /^BUCKETS_INCLUDE="logs-\*,data-\[": .*unterminated \[ in "data-\["/)
   assert.match(lines[1] ?? '', /^BUCKETS_EXCLUDE="tmp-\[z-a\]": .*range z-a runs backwards/)
   // As in the shell, a ] right after [ is a member, so "a[]" is unterminated; "[!]" is an empty class.
-  assert.match(refusedLines({ BUCKETS_EXCLUDE: 'a[]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*unterminated \[/)
-  assert.match(refusedLines({ BUCKETS_EXCLUDE: 'a[!]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*empty \[\] class/)
-  assert.match(refusedLines({ BUCKETS_INCLUDE: 'trailing\\' })[0] ?? '', /^BUCKETS_INCLUDE=.*lone \\/)
+  assert.match(startupErrorLines({ BUCKETS_EXCLUDE: 'a[]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*unterminated \[/)
+  assert.match(startupErrorLines({ BUCKETS_EXCLUDE: 'a[!]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*empty \[\] class/)
+  assert.match(startupErrorLines({ BUCKETS_INCLUDE: 'trailing\\' })[0] ?? '', /^BUCKETS_INCLUDE=.*lone \\/)
 })
 
 test('S3 keys: both or neither, and their values never appear in an error', () => {
-  const lines = refusedLines({ S3_ACCESS_KEY_ID: 'AKIASECRETVALUE' })
+  const lines = startupErrorLines({ S3_ACCESS_KEY_ID: 'AKIASECRETVALUE' })
   assert.deepEqual(lines, ['S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither (values hidden)'])
   const config = loadConfig(
     { BUCKETS_SOURCE: 's3', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', SCAN_VERSIONS: 'true' },
@@ -109,5 +112,7 @@ test('S3 keys: both or neither, and their values never appear in an error', () =
   assert.equal(config.BUCKETS_SOURCE, 's3')
   assert.equal(config.SCAN_VERSIONS, true)
   assert.equal(config.SCAN_INTERVAL_SECONDS, 300)
-  assert.deepEqual(refusedLines({ BUCKETS_SOURCE: 'ftp' }), ['BUCKETS_SOURCE="ftp": expected one of fs, s3'])
+  assert.deepEqual(startupErrorLines({ BUCKETS_SOURCE: 'ftp' }), [
+    'BUCKETS_SOURCE="ftp": expected one of fs, s3',
+  ])
 })
