@@ -137,8 +137,11 @@ export class WalkPool {
 function startWalkWorker(): Worker {
   const extension = extname(fileURLToPath(import.meta.url))
   const entry = new URL(`./fs-walk-worker${extension}`, import.meta.url)
-  if (extension !== '.ts') return new Worker(entry)
+  // No inherited node flags: a walk needs none, and preloads given to the process (`--import` of
+  // a loader or of instrumentation) would otherwise run again in every thread, on every scan.
+  const options = { execArgv: [] }
+  if (extension !== '.ts') return new Worker(entry, options)
   const tsx = import.meta.resolve('tsx/esm/api')
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(bootstrap, { eval: true })
+  return new Worker(bootstrap, { ...options, eval: true })
 }

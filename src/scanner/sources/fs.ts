@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import { readdir } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import type { WalkTask } from '../fs-walk.js'
 import { mergeUsage } from '../usage-fold.js'
@@ -9,7 +10,7 @@ import { type BucketUsage, type FailureKind, type ScanRound, SourceError, type U
 export interface FsSourceOptions {
   /** DATA_DIR: one folder per bucket. */
   readonly dataDir: string
-  /** Worker threads walking at once (SCAN_CONCURRENCY). */
+  /** Worker threads walking at once (SCAN_CONCURRENCY), at most one per core. */
   readonly threads: number
 }
 
@@ -18,6 +19,26 @@ export interface FsSourceOptions {
  * this depth below the bucket, or earlier once a level has enough folders to keep every thread busy.
  */
 const MAX_EXPAND_DEPTH = 2
+/** Folders handed out are grouped into this many tasks per thread: enough to even out, few enough to be cheap. */
+const TASKS_PER_THREAD = 2
+
+/**
+ * The tasks for the subfolders a task handed back. Few folders near the top are expanded one by
+ * one (a bucket with one folder per year still spreads over every thread); many are dealt round
+ * robin into a few whole-walk tasks, since each task costs a message each way.
+ */
+function splitFolders(subdirs: readonly string[], depth: number, threads: number): WalkTask[] {
+  if (subdirs.length === 0) return []
+  if (depth < MAX_EXPAND_DEPTH && subdirs.length < threads) {
+    return subdirs.map((dir) => ({ dirs: [dir], expand: true, isBucketRoot: false }))
+  }
+  const groups = Array.from(
+    { length: Math.min(subdirs.length, threads * TASKS_PER_THREAD) },
+    () => [] as string[],
+  )
+  subdirs.forEach((dir, index) => groups[index % groups.length]?.push(dir))
+  return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false }))
+}
 
 /**
  * The embedded default source: DATA_DIR holds one folder per bucket, and every regular file below
@@ -32,7 +53,9 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
     id: `fs:${dataDir}`,
     async beginScan({ fixedBuckets }): Promise<ScanRound> {
       const buckets = fixedBuckets ?? (await listBucketFolders(dataDir))
-      const pool = new WalkPool(options.threads)
+      // A walk over a warm cache is CPU-bound: threads beyond the cores only contend (and each
+      // costs a start and ~9 MB while it lives, so they are started per scan and ended after it).
+      const pool = new WalkPool(Math.min(options.threads, availableParallelism()))
       return {
         buckets,
         measure: (bucket, signal) => measureBucket(pool, dataDir, bucket, signal),
@@ -70,14 +93,13 @@ async function measureBucket(
   setMaxListeners(0, stop)
   const walk = async (task: WalkTask, depth: number): Promise<BucketUsage> => {
     const { usage, subdirs } = await pool.run(task, stop)
-    const expand = depth < MAX_EXPAND_DEPTH && subdirs.length < pool.size
     const parts = await Promise.all(
-      subdirs.map((dir) => walk({ dir, expand, isBucketRoot: false }, depth + 1)),
+      splitFolders(subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
     )
     return parts.reduce(mergeUsage, usage)
   }
   try {
-    return await walk({ dir: `${dataDir}/${bucket}`, expand: true, isBucketRoot: true }, 0)
+    return await walk({ dirs: [`${dataDir}/${bucket}`], expand: true, isBucketRoot: true }, 0)
   } catch (error) {
     controller.abort(error)
     if (signal.aborted) throw signal.reason
