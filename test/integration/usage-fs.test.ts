@@ -270,3 +270,34 @@ test('a walk that outlives SCAN_TIMEOUT_SECONDS is stopped and its bucket flagge
   await exporter.exporter.scanner.scanNow()
   assert.equal(sampleValue(await exporter.scrape(), 'objstore_bucket_scan_success', { bucket: 'slow' }), 0)
 })
+
+test('scans repeat by themselves every SCAN_INTERVAL_SECONDS, one at a time', async (t) => {
+  const { data } = await storeWith(t, [{ path: 'growing/a', size: 1, modifiedSeconds: T0 }])
+  const exporter = await startExporter({ DATA_DIR: data, SCAN_INTERVAL_SECONDS: '1' })
+  t.after(() => exporter.close())
+  const { scanner } = exporter.exporter
+  const first = scanner.snapshot
+  const concurrent = [scanner.scanNow(), scanner.scanNow()]
+  assert.equal(concurrent[0], concurrent[1], 'a second request joins the scan running')
+  await Promise.all(concurrent)
+
+  await writeTree(data, [{ path: 'growing/b', size: 2, modifiedSeconds: T0 }])
+  // No scanNow from here on: only the schedule can bring the new file in.
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('no scheduled scan saw the new file within 15 s')),
+      15_000,
+    )
+    const stop = scanner.onSnapshot((snapshot) => {
+      if (snapshot.buckets.find((record) => record.name === 'growing')?.usage?.bytes !== 3) return
+      clearTimeout(timer)
+      stop()
+      resolve()
+    })
+  })
+  assert.notEqual(scanner.snapshot, first)
+  assert.equal(
+    sampleValue(await exporter.scrape(), 'objstore_bucket_usage_total_bytes', { bucket: 'growing' }),
+    3,
+  )
+})
