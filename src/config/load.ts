@@ -1,7 +1,9 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
-import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
+import { logHttpProblems } from './env/log-http.js'
+import { CREDENTIAL_URL_VARIABLES, type Env, envSchema, SECRET_VARIABLES } from './schema.js'
 import type { PropertySchema } from './schema-helpers.js'
+import { withoutCredentials } from './url-credentials.js'
 
 /** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
 export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
@@ -32,7 +34,9 @@ export interface LoadOptions {
 export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
   const dotenvPath = options.dotenvPath ?? '.env'
   // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
-  const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  const data = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
   let raw: Env
   try {
     raw = envSchemaLoader<Env>({
@@ -66,6 +70,7 @@ function checkRelations(raw: Env): Config {
       `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
     )
   }
+  problems.push(...logHttpProblems(raw))
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
 }
@@ -76,11 +81,17 @@ function describeErrors(errors: readonly AjvError[], data: Record<string, string
     const name = error.instancePath.replace(/^\//, '')
     if (!name || lines.has(name)) continue
     const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
-    const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(data[name] ?? '')
+    const shown = shownValue(name, data[name] ?? '')
     const expected = property ? describeExpected(property) : (error.message ?? 'a valid value')
     lines.set(name, `${name}=${shown}: expected ${expected}`)
   }
   return [...lines.values()]
+}
+
+/** A bad value as an error line may show it: secrets hidden, URLs without their credentials. */
+function shownValue(name: string, value: string): string {
+  if (SECRET_VARIABLES.has(name)) return '(value hidden)'
+  return JSON.stringify(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
 }
 
 /** Says in words what a property accepts, from the same schema that validated it. */
