@@ -1,4 +1,6 @@
-import { ConfigError, type Config, loadConfig } from './config/load.js'
+import { parseLogTargets } from './config/env/logging.js'
+import { type Config, ConfigError, loadConfig } from './config/load.js'
+import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { VERSION } from './version.js'
@@ -11,12 +13,16 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     // One line per bad variable, no stack trace: this is the operator's mistake, not ours.
-    for (const line of error.lines) process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
+    for (const line of error.lines)
+      process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
     process.exit(2)
   }
   const logging = createLogger(config)
   const { logger } = logging
-  const exporter = await createExporter(config, { logger })
+  const exporter = await createExporter(config, {
+    logger,
+    ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+  })
   await exporter.app.listen({ host: config.HOST, port: config.PORT })
   logger.info(
     {
@@ -24,6 +30,8 @@ async function main(): Promise<void> {
       address: `http://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
       drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
+      logTargets: parseLogTargets(config.LOG_TARGETS),
+      ...(logging.httpDelivery ? { logEndpoint: withoutCredentials(config.LOG_HTTP_ENDPOINT) } : {}),
     },
     'objstore-exporter listening',
   )
@@ -40,7 +48,8 @@ async function main(): Promise<void> {
     forced.unref()
     exporter
       .close()
-      .then(() => logging.flush(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
+      // Entries queued for the HTTP log target get half the budget; the forced exit bounds the whole.
+      .then(() => logging.close(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
       .then(() => {
         clearTimeout(forced)
         process.exitCode = 0
