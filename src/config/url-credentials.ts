@@ -5,11 +5,15 @@
  * and drops the user info and every query value.
  */
 export function withoutCredentials(text: string): string {
-  let url: URL
+  let url: URL | undefined
   try {
     url = new URL(text)
   } catch {
-    // Not a URL we can parse: still cut anything that looks like user info or a query.
+    url = undefined
+  }
+  if (!url || !url.host) {
+    // Not a URL with a host (a typo, or `user:pw@host` read as a scheme): cut anything that looks
+    // like user info or a query.
     return text.replace(/[^\s/]*@/g, '[redacted]@').replace(/\?.*$/s, '?[redacted]')
   }
   const hadUserInfo = url.username !== '' || url.password !== ''
