@@ -11,7 +11,7 @@ export function withoutCredentials(text: string): string {
   } catch {
     url = undefined
   }
-  if (!url || !url.host) {
+  if (!url?.host) {
     // Not a URL with a host (a typo, or `user:pw@host` read as a scheme): cut anything that looks
     // like user info or a query.
     return text.replace(/[^\s/]*@/g, '[redacted]@').replace(/\?.*$/s, '?[redacted]')

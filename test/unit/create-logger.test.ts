@@ -28,7 +28,7 @@ describe('createLogger redaction', () => {
     assert.doesNotMatch(output.text, /field-secret/)
     const [entry] = output.jsonLines()
     assert.deepEqual(entry?.headers, { authorization: '[redacted]' })
-    assert.equal((entry?.client as Record<string, unknown>).secretAccessKey, '[redacted]')
+    assert.deepEqual(entry?.client, { secretAccessKey: '[redacted]', sessionToken: '[redacted]' })
   })
 
   it('scrubs configured secret values from message text, error messages and stacks', () => {
