@@ -62,6 +62,20 @@ describe('createLogger redaction', () => {
 })
 
 describe('createLogger targets and levels', () => {
+  it('pretty colours its output only when the output is a terminal', () => {
+    const terminal = Object.assign(new CapturedOutput(), { isTTY: true })
+    const pipe = new CapturedOutput()
+    for (const output of [terminal, pipe]) {
+      createLogger(configFor({ LOG_MODE: 'pretty' }), { consoleOutput: output }).logger.warn(
+        { drive: '/d' },
+        'drive offline',
+      )
+    }
+    assert.ok(terminal.text.includes('\u001b['), 'coloured on a terminal')
+    assert.ok(!pipe.text.includes('\u001b['), 'plain elsewhere')
+    assert.match(pipe.text, /WARN: drive offline\n {4}drive: "\/d"\n/)
+  })
+
   it('quiet keeps info off the console while the http target still receives it', async () => {
     const output = new CapturedOutput()
     const logging = createLogger(
