@@ -63,6 +63,8 @@ describe('HTTP log target against a real receiver', () => {
       assert.equal(request.headers.connection, 'keep-alive')
       assert.ok(request.body.endsWith('\n'), 'every entry, the last included, ends with a newline')
     }
+    const connections = new Set(receiver.requests.map((request) => request.remotePort))
+    assert.equal(connections.size, 1, 'all batches went over one kept-alive connection')
     assert.deepEqual(
       receiver.requests.map((request) => parseNdjson(request.body).length),
       [5, 5, 2],

@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   readonly url: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
+  /** The client's port: the same for requests carried by one kept-alive connection. */
+  readonly remotePort: number | undefined
   /** The status answered; undefined while the request is held unanswered. */
   status: number | undefined
 }
@@ -43,6 +45,7 @@ export class LogReceiver {
           url: request.url ?? '',
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          remotePort: request.socket.remotePort,
           status: undefined,
         }
         const answer = receiver.answer(receiver.requests.length)
