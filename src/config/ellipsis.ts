@@ -22,7 +22,9 @@ export function expandEllipsis(pattern: string): string[] {
   const to = Number(toText)
   if (from > to) throw new EllipsisError(`range {${fromText}...${toText}} runs backwards`)
   if (to - from + 1 > MAX_EXPANDED_PATHS) {
-    throw new EllipsisError(`range {${fromText}...${toText}} expands to more than ${MAX_EXPANDED_PATHS} paths`)
+    throw new EllipsisError(
+      `range {${fromText}...${toText}} expands to more than ${MAX_EXPANDED_PATHS} paths`,
+    )
   }
   // Zero padding applies when the bound is written with a leading zero, as in MinIO.
   const width = fromText.length > 1 && fromText.startsWith('0') ? fromText.length : 0

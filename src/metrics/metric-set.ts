@@ -38,7 +38,11 @@ export class MetricSet {
   readonly #values = new Map<FamilyKey, GaugeSample[]>()
   readonly #histograms = new Map<FamilyKey, HistogramSample[]>()
 
-  set<K extends FamilyKeyOfType<'gauge' | 'counter'>>(key: K, labels: LabelsOf<K>, value: number): void {
+  set<K extends FamilyKeyOfType<'gauge' | 'counter' | 'untyped'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    value: number,
+  ): void {
     checkLabels(key, labels)
     let samples = this.#values.get(key)
     if (!samples) {
@@ -48,7 +52,11 @@ export class MetricSet {
     samples.push({ labels, value })
   }
 
-  histogram<K extends FamilyKeyOfType<'histogram'>>(key: K, labels: LabelsOf<K>, histogram: HistogramSnapshot): void {
+  histogram<K extends FamilyKeyOfType<'histogram'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    histogram: HistogramSnapshot,
+  ): void {
     checkLabels(key, labels)
     if (histogram.cumulativeCounts.length !== histogram.upperBounds.length) {
       throw new RangeError(`${key}: one cumulative count per upper bound expected`)

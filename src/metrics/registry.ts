@@ -20,7 +20,10 @@ export class ExporterRegistry {
   }
 
   async collect(budgetMs: number): Promise<ExpositionFamily[]> {
-    const [collected, runtimeFamilies] = await Promise.all([this.#runner.run(budgetMs), this.#runtime.families()])
+    const [collected, runtimeFamilies] = await Promise.all([
+      this.#runner.run(budgetMs),
+      this.#runtime.families(),
+    ])
     const own = new MetricSet()
     own.set('exporterBuildInfo', { version: VERSION, node_version: process.version }, 1)
     own.absorb(collected)

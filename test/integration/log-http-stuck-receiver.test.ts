@@ -11,6 +11,7 @@ import { createExporter } from '../../src/exporter.js'
 import { createLogger } from '../../src/logging/create-logger.js'
 import type { DeliveryStats } from '../../src/logging/targets/types.js'
 import { CapturedOutput } from '../support/capture.js'
+import { findSamples, parseExposition, sampleValue } from '../support/exposition.js'
 import { LogReceiver } from '../support/log-receiver.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -25,12 +26,6 @@ const WARM_UP_ROUNDS = 5
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
-
-/** The value of an unlabelled sample in a text exposition. */
-function sample(body: string, name: string): number | undefined {
-  const line = body.split('\n').find((candidate) => candidate.startsWith(`${name} `))
-  return line === undefined ? undefined : Number(line.slice(name.length + 1))
 }
 
 interface LoggingExporter {
@@ -128,24 +123,20 @@ describe('a log receiver that never answers', () => {
     assert.ok(completedWhileStuck > 0, 'scrapes completed while a delivery hung')
 
     const ns = 'objstore_logger_http'
-    const { body } = last
-    assert.equal(sample(body, `${ns}_online`), 0)
-    assert.equal(sample(body, `${ns}_sent_total`), 0)
-    assert.equal(sample(body, `${ns}_failed_total`), 0)
-    const queued = sample(body, `${ns}_queue_entries`) ?? Number.NaN
+    const exposition = parseExposition(last.body)
+    assert.equal(sampleValue(exposition, `${ns}_online`), 0)
+    assert.equal(sampleValue(exposition, `${ns}_sent_total`), 0)
+    assert.equal(sampleValue(exposition, `${ns}_failed_total`), 0)
+    const queued = sampleValue(exposition, `${ns}_queue_entries`)
     assert.ok(queued > 0 && queued <= 1000, `queue within its bound (${queued})`)
-    assert.ok((sample(body, `${ns}_dropped_total`) ?? 0) > 0)
-    assert.match(body, /^# TYPE objstore_logger_http_dropped_total counter$/m)
+    assert.ok(sampleValue(exposition, `${ns}_dropped_total`) > 0)
+    assert.equal(exposition.types.get(`${ns}_dropped_total`), 'counter')
     // Every entry written to the HTTP target is either still queued or counted as dropped.
     assert.equal(writtenAtEnd.filter((entry) => entry.msg === 'burst entry').length, rounds * 500)
     assert.equal((statsAtEnd?.dropped ?? 0) + (statsAtEnd?.queued ?? 0), writtenAtEnd.length)
     assert.ok((statsAtEnd?.queued ?? Number.POSITIVE_INFINITY) <= 1000)
-    const baselineBody = (await baseline.scrape()).body
-    assert.equal(
-      sample(baselineBody, `${ns}_online`),
-      undefined,
-      'no logger families without the http target',
-    )
+    const baselineExposition = parseExposition((await baseline.scrape()).body)
+    assert.deepEqual(findSamples(baselineExposition, `${ns}_online`), [], 'no logger families without http')
 
     const ratio = median(durations.stuck) / median(durations.baseline)
     t.diagnostic(

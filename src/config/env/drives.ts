@@ -5,7 +5,8 @@ export const drivesEnv = {
   DATA_DIR: Type.String({
     default: './data',
     minLength: 1,
-    description: 'Local data directory: the embedded default store (one folder per bucket), created if missing.',
+    description:
+      'Local data directory: the embedded default store (one folder per bucket), created if missing.',
   }),
   DRIVES: Type.String({
     default: '',

@@ -14,7 +14,7 @@ export const logHttpEnv = {
     // Printable ASCII without spaces: anything else cannot travel in a header and would fail every batch.
     pattern: '^[!-~]*$',
     description:
-      'Bearer token sent as `Authorization: Bearer <token>` with every batch (secret, never logged).',
+      'Bearer token sent as `Authorization: Bearer <token>` with every batch (printable ASCII, no spaces).',
   }),
   LOG_HTTP_BATCH_SIZE: Type.Integer({
     default: 100,

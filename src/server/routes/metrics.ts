@@ -1,12 +1,7 @@
 import { promisify } from 'node:util'
 import { gzip as gzipCallback } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
-import {
-  CONTENT_TYPES,
-  negotiateFormat,
-  OPENMETRICS_EOF,
-  renderFamilies,
-} from '../../metrics/exposition.js'
+import { CONTENT_TYPES, negotiateFormat, OPENMETRICS_EOF, renderFamilies } from '../../metrics/exposition.js'
 import type { ExporterRegistry } from '../../metrics/registry.js'
 import { scrapeBudgetMs } from '../scrape-budget.js'
 
