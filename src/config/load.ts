@@ -1,7 +1,8 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { checkRequirements } from './requirements.js'
 import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
-import type { PropertySchema } from './schema-helpers.js'
+import { type PropertySchema, patternMeaning } from './schema-helpers.js'
 
 /** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
 export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
@@ -53,7 +54,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
 
 /** Rules that span variables, which a per-property schema cannot state. */
 function checkRelations(raw: Env): Config {
-  const problems: string[] = []
+  const problems: string[] = checkRequirements(raw)
   let drives: string[] = []
   try {
     drives = expandDriveList(raw.DRIVES === '' ? raw.DATA_DIR : raw.DRIVES)
@@ -101,7 +102,7 @@ export function describeExpected(schema: PropertySchema): string {
     case 'boolean':
       return 'true or false'
     default:
-      if (schema.pattern) return `a string matching ${schema.pattern}`
+      if (schema.pattern) return patternMeaning(schema.pattern) ?? `a string matching ${schema.pattern}`
       if (schema.minLength) return 'a non-empty string'
       return 'a string'
   }
