@@ -72,5 +72,5 @@ export class FilePoller {
 /** "cannot read (ENOENT: no such file or directory)": Node's message without the repeated path. */
 export function readFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
-  return `cannot read (${message.replace(/, \w+ '.*'$/s, '')})`
+  return `cannot read (${message.replace(/, \w+( '.*')?$/s, '')})`
 }
