@@ -36,8 +36,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
-    // No route takes a body: refuse anything bigger than a small form before reading it.
-    bodyLimit: 1024,
   }
   // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes
   // and plugins never touch the raw server, and the TLS reloader gets it as a tls.Server.

@@ -72,7 +72,7 @@ const cases: Array<[string, string, number]> = [
     400,
   ],
   [
-    'a 2 KiB body to a page that takes none',
+    'a 2 KiB body to a page that takes none (never read)',
     `POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2048\r\n\r\n${'x'.repeat(2048)}`,
     405,
   ],
