@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type Issued, opensslSkipReason, TestPki } from '../support/certificates.js'
 import { parseExposition } from '../support/exposition.js'
 import { httpsGet } from '../support/https.js'
-import { startExporterProcess } from '../support/process.js'
+import { freePort, startExporterProcess } from '../support/process.js'
 
 const skipTls = await opensslSkipReason()
 const MARKER = 'marker-5e1f0c77'
@@ -26,15 +25,6 @@ before(async () => {
   serverB = await pki.issue('process-server-b', root, 'server')
 })
 after(() => rm(cwd, { recursive: true, force: true }))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 /** Runs the real process with `env`; it must exit 2 with exactly `expected` on stderr. */
 async function refusedAtStart(env: Record<string, string>, expected: RegExp[]): Promise<string> {
