@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { parseExposition, sampleValue } from '../support/exposition.js'
+import { waitForHttpOk } from '../support/http-ready.js'
 import { LogReceiver, parseNdjson } from '../support/log-receiver.js'
-import { freePort, waitForHttpOk } from '../support/ports.js'
-import { type ExporterProcess, startExporterProcess } from '../support/process.js'
+import { type ExporterProcess, freePort, startExporterProcess } from '../support/process.js'
 
 const TOKEN = 'process-token-marker-c0ffee'
 /** The escape character every ANSI colour sequence starts with. */
@@ -167,7 +167,7 @@ describe('console+http in the real process', () => {
       assert.equal(await child.exited, 2)
       assert.equal(
         child.stderr(),
-        'objstore-exporter: invalid configuration: LOG_HTTP_ENDPOINT: required when LOG_TARGETS=http (the URL log batches are POSTed to)\n',
+        'objstore-exporter: invalid configuration: LOG_HTTP_ENDPOINT: required when LOG_TARGETS includes http\n',
       )
       assert.equal(child.stdout(), '')
 

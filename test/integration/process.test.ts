@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { parseExposition, sampleValue } from '../support/exposition.js'
-import { freePort } from '../support/ports.js'
-import { startExporterProcess } from '../support/process.js'
+import { freePort, startExporterProcess } from '../support/process.js'
 
 let cwd: string
 before(async () => {

@@ -40,7 +40,7 @@ describe('LOG_HTTP_* variables', () => {
     assert.equal(config.LOG_HTTP_QUEUE_SIZE, 10000)
     assert.equal(config.LOG_HTTP_TIMEOUT_MS, 5000)
     assert.deepEqual(configErrorLines({ LOG_TARGETS: 'console+http' }), [
-      'LOG_HTTP_ENDPOINT: required when LOG_TARGETS=console+http (the URL log batches are POSTed to)',
+      'LOG_HTTP_ENDPOINT: required when LOG_TARGETS includes http',
     ])
     assert.equal(
       load({ LOG_TARGETS: 'http', LOG_HTTP_ENDPOINT: 'https://logs.example/in' }).LOG_TARGETS,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { credentialsOf, withoutCredentials } from '../url-credentials.js'
-import { parseLogTargets } from './logging.js'
+import { TOKEN_PATTERN } from './security.js'
 
 /** The HTTP log target: where batches go, how big they are and how long delivery may take. */
 export const logHttpEnv = {
@@ -11,10 +11,9 @@ export const logHttpEnv = {
   }),
   LOG_HTTP_AUTH_TOKEN: Type.String({
     default: '',
-    // Printable ASCII without spaces: anything else cannot travel in a header and would fail every batch.
-    pattern: '^[!-~]*$',
-    description:
-      'Bearer token sent as `Authorization: Bearer <token>` with every batch (printable ASCII, no spaces).',
+    // Anything else cannot travel in a header and would fail every batch.
+    pattern: TOKEN_PATTERN,
+    description: 'Bearer token sent as `Authorization: Bearer <token>` with every batch.',
   }),
   LOG_HTTP_BATCH_SIZE: Type.Integer({
     default: 100,
@@ -44,30 +43,24 @@ export const logHttpEnv = {
 }
 
 interface LogHttpSettings {
-  readonly LOG_TARGETS: string
   readonly LOG_HTTP_ENDPOINT: string
   readonly LOG_HTTP_AUTH_TOKEN: string
   readonly LOG_HTTP_BATCH_SIZE: number
   readonly LOG_HTTP_QUEUE_SIZE: number
 }
 
-/** Rules spanning the HTTP target's variables; one line per problem, URLs shown without credentials. */
+/** The endpoint's shape and rules spanning the HTTP target's variables; URLs shown without credentials. */
 export function logHttpProblems(env: LogHttpSettings): string[] {
   const problems: string[] = []
   const endpoint = env.LOG_HTTP_ENDPOINT
-  if (endpoint === '') {
-    if (parseLogTargets(env.LOG_TARGETS).includes('http')) {
-      problems.push(
-        `LOG_HTTP_ENDPOINT: required when LOG_TARGETS=${env.LOG_TARGETS} (the URL log batches are POSTed to)`,
-      )
-    }
-  } else if (!isHttpUrl(endpoint)) {
+  // An empty endpoint is judged by ../requirements.ts (required when the http target is on).
+  if (endpoint !== '' && !isHttpUrl(endpoint)) {
     problems.push(
       `LOG_HTTP_ENDPOINT=${JSON.stringify(withoutCredentials(endpoint))}: expected an http:// or https:// URL`,
     )
-  } else {
+  } else if (endpoint !== '' && env.LOG_HTTP_AUTH_TOKEN !== '') {
     const { username, password } = credentialsOf(endpoint)
-    if ((username !== '' || password !== '') && env.LOG_HTTP_AUTH_TOKEN !== '') {
+    if (username !== '' || password !== '') {
       problems.push(
         'LOG_HTTP_ENDPOINT: has user info in the URL and LOG_HTTP_AUTH_TOKEN is set too; use one way to authenticate',
       )

@@ -1,15 +1,4 @@
-import { createServer } from 'node:net'
 import { waitFor } from './wait-for.js'
-
-/** A port free right now on 127.0.0.1 (PORT must be >= 1, so a child process cannot be given 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 /**
  * Waits (bounded) until GET `url` answers 200: how a test knows a process is up when its mode
