@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector } from './collectors/drives.js'
+import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
 import type { Collector } from './collectors/types.js'
 import type { Config } from './config/load.js'
@@ -15,6 +16,8 @@ import { Readiness } from './server/readiness.js'
 
 export interface ExporterOptions {
   readonly logger: Logger
+  /** The HTTP log target's counters, when LOG_TARGETS includes http (logger_http_* families). */
+  readonly logDelivery?: LogDeliverySource
   /** Injected only to simulate hung or failing filesystems in tests. */
   readonly statfs?: StatfsFunction
   /** Extra collectors, for tests of isolation. */
@@ -46,6 +49,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       logger: logger.child({ collector: 'drives' }),
       ...(options.statfs ? { statfs: options.statfs } : {}),
     }),
+    ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
   const runtime = new RuntimeMetrics()

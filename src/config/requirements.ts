@@ -1,3 +1,4 @@
+import { parseLogTargets } from './env/logging.js'
 import type { Env } from './schema.js'
 
 /**
@@ -34,6 +35,12 @@ export const REQUIREMENTS: readonly Requirement[] = [
     when: 'TLS_CLIENT_CA_FILE is set (mutual TLS needs TLS)',
     applies: (env) => env.TLS_CLIENT_CA_FILE !== '',
     example: { TLS_CLIENT_CA_FILE: '/tls/ca.crt' },
+  },
+  {
+    variable: 'LOG_HTTP_ENDPOINT',
+    when: 'LOG_TARGETS includes http',
+    applies: (env) => parseLogTargets(env.LOG_TARGETS).includes('http'),
+    example: { LOG_TARGETS: 'console+http' },
   },
 ]
 
