@@ -102,9 +102,19 @@ test('malformed globs refuse start-up with one line per variable, naming it', ()
   assert.match(startupErrorLines({ BUCKETS_INCLUDE: 'trailing\\' })[0] ?? '', /^BUCKETS_INCLUDE=.*lone \\/)
 })
 
-test('S3 keys: both or neither, and their values never appear in an error', () => {
-  const lines = startupErrorLines({ S3_ACCESS_KEY_ID: 'AKIASECRETVALUE' })
-  assert.deepEqual(lines, ['S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither (values hidden)'])
+test('S3: keys both or neither, endpoint a URL, and no secret in an error line', () => {
+  assert.deepEqual(startupErrorLines({ S3_ACCESS_KEY_ID: 'AKIASECRETVALUE' }), [
+    'S3_SECRET_ACCESS_KEY: required when S3_ACCESS_KEY_ID is set',
+  ])
+  assert.deepEqual(startupErrorLines({ S3_SECRET_ACCESS_KEY: 'SECRETVALUE' }), [
+    'S3_ACCESS_KEY_ID: required when S3_SECRET_ACCESS_KEY is set',
+  ])
+  assert.deepEqual(startupErrorLines({ S3_ENDPOINT: 'minio:9000' }), [
+    'S3_ENDPOINT="minio:9000": expected an http:// or https:// URL',
+  ])
+  assert.deepEqual(startupErrorLines({ S3_ENDPOINT: 'ftp://key:SECRETVALUE@minio:9000' }), [
+    'S3_ENDPOINT="ftp://[redacted]@minio:9000/": expected an http:// or https:// URL',
+  ])
   const config = loadConfig(
     { BUCKETS_SOURCE: 's3', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', SCAN_VERSIONS: 'true' },
     { dotenvPath: false },

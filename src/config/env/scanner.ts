@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { BucketFilterSyntaxError, parseGlobList, parseShard } from '../../scanner/bucket-filter.js'
-import { StringEnum } from '../schema-helpers.js'
+import { describedPattern, StringEnum } from '../schema-helpers.js'
 
 /** Usage sources a scan can read; each is one file under src/scanner/sources/. */
 export const USAGE_SOURCES = ['fs', 's3'] as const
@@ -63,7 +63,7 @@ export const scannerEnv = {
   }),
   S3_ENDPOINT: Type.String({
     default: '',
-    pattern: '^(https?://.+)?$',
+    pattern: describedPattern('^(https?://.+)?$', 'an http:// or https:// URL'),
     description: '`s3`: endpoint URL of the S3-compatible store (`http://minio:9000`). Empty: AWS S3.',
   }),
   S3_REGION: Type.String({
@@ -93,11 +93,12 @@ interface ScannerVariables {
   readonly BUCKETS_INCLUDE: string
   readonly BUCKETS_EXCLUDE: string
   readonly SHARD: string
-  readonly S3_ACCESS_KEY_ID: string
-  readonly S3_SECRET_ACCESS_KEY: string
 }
 
-/** Checks the scanner's variables a schema cannot: glob syntax, SHARD, the key pair. One line each. */
+/**
+ * Checks what the schema cannot: glob syntax and SHARD, one line each naming the variable. (The
+ * S3 key pair, each required with the other, is in ../requirements.ts.)
+ */
 export function scannerProblems(raw: ScannerVariables): string[] {
   const problems: string[] = []
   for (const name of ['BUCKETS_INCLUDE', 'BUCKETS_EXCLUDE'] as const) {
@@ -115,9 +116,6 @@ export function scannerProblems(raw: ScannerVariables): string[] {
   } catch (error) {
     if (!(error instanceof BucketFilterSyntaxError)) throw error
     problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
-  }
-  if ((raw.S3_ACCESS_KEY_ID === '') !== (raw.S3_SECRET_ACCESS_KEY === '')) {
-    problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither (values hidden)')
   }
   return problems
 }

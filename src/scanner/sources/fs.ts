@@ -36,7 +36,9 @@ function splitFolders(subdirs: readonly string[], depth: number, threads: number
     { length: Math.min(subdirs.length, threads * TASKS_PER_THREAD) },
     () => [] as string[],
   )
-  subdirs.forEach((dir, index) => groups[index % groups.length]?.push(dir))
+  subdirs.forEach((dir, index) => {
+    groups[index % groups.length]?.push(dir)
+  })
   return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false }))
 }
 

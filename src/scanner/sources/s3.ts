@@ -6,6 +6,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
+import { withoutCredentials } from '../../config/url-credentials.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../retry.js'
 import { UsageAccumulator, VersionAccumulator } from '../usage-fold.js'
 import {
@@ -57,7 +58,8 @@ class S3UsageSource implements UsageSource {
   constructor(options: S3SourceOptions) {
     this.#options = options
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
-    this.id = `s3:${options.endpoint || `aws/${options.region}`}`
+    // Shown in logs and kept in the state file: never with user info from the URL.
+    this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
     const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
     this.#client = new S3Client({
       region: options.region,
