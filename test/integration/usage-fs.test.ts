@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
+import { scratchFolder } from '../support/scratch.js'
 import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
@@ -27,8 +27,7 @@ async function storeWith(
   t: { after: (fn: () => Promise<void>) => void },
   objects: readonly TreeObject[],
 ): Promise<{ folder: string; data: string }> {
-  const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
-  t.after(() => rm(folder, { recursive: true, force: true }))
+  const folder = await scratchFolder(t, 'objstore-usage-fs-')
   const data = join(folder, 'data')
   await mkdir(data)
   await writeTree(data, objects)

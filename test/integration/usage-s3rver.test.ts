@@ -1,8 +1,4 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { DeleteBucketCommand, DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3'
 import pino from 'pino'
@@ -10,6 +6,7 @@ import { loadConfig } from '../../src/config/load.js'
 import { createExporter } from '../../src/exporter.js'
 import { CapturedLogs, startExporter } from '../support/exporter.js'
 import { findSamples, parseExposition, sampleValue } from '../support/exposition.js'
+import { freePort } from '../support/process.js'
 import { startS3Gate } from '../support/s3-gate.js'
 import {
   fillBucket,
@@ -18,6 +15,7 @@ import {
   type S3rverProcess,
   startS3rver,
 } from '../support/s3rver.js'
+import { scratchFolder } from '../support/scratch.js'
 import {
   assertBucketUsage,
   assertStorageClasses,
@@ -291,8 +289,7 @@ test('/readyz answers 503 until the first snapshot, then 200', async (t) => {
     }
     return 'forward' as const
   }
-  const dataDir = await mkdtemp(join(tmpdir(), 'objstore-readyz-'))
-  t.after(() => rm(dataDir, { recursive: true, force: true }))
+  const dataDir = await scratchFolder(t, 'objstore-readyz-')
   const config = loadConfig({ ...s3Env(gate.endpoint), DATA_DIR: dataDir }, { dotenvPath: false })
   const exporter = await createExporter(config, { logger: pino({ level: 'silent' }, new CapturedLogs()) })
   t.after(() => exporter.close())
@@ -312,12 +309,8 @@ test('/readyz answers 503 until the first snapshot, then 200', async (t) => {
 })
 
 test('an endpoint that is down: the exporter keeps serving with source_up 0 and logs it once', async (t) => {
-  const closedPort = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
+  // A port just freed: nothing listens there, so every connection is refused.
+  const closedPort = await freePort()
   const exporter = await startExporter(s3Env(`http://127.0.0.1:${closedPort}`))
   t.after(() => exporter.close())
   await exporter.exporter.scanner.scanNow()

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { walkDirectory } from '../../src/scanner/fs-walk.js'
-
-async function scratch(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), 'objstore-walk-'))
-  t.after(() => rm(folder, { recursive: true, force: true }))
-  return folder
-}
+import { scratchFolder } from '../support/scratch.js'
 
 test('expanding folds the files of a folder and hands its subfolders back unwalked', async (t) => {
-  const root = await scratch(t)
+  const root = await scratchFolder(t, 'objstore-walk-')
   await mkdir(join(root, 'a/deeper'), { recursive: true })
   await mkdir(join(root, 'b'))
   await writeFile(join(root, 'top'), Buffer.alloc(10))
@@ -27,7 +21,7 @@ test('expanding folds the files of a folder and hands its subfolders back unwalk
 })
 
 test('a missing bucket folder is an error; a subfolder gone since it was listed is skipped', async (t) => {
-  const root = await scratch(t)
+  const root = await scratchFolder(t, 'objstore-walk-')
   assert.throws(() => walkDirectory({ dirs: [join(root, 'nope')], expand: true, isBucketRoot: true }), {
     code: 'ENOENT',
   })
@@ -36,7 +30,7 @@ test('a missing bucket folder is an error; a subfolder gone since it was listed 
 })
 
 test('a folder too large to read whole is read in batches, with the same figures', async (t) => {
-  const root = await scratch(t)
+  const root = await scratchFolder(t, 'objstore-walk-')
   // Long names make the folder pass the 1 MiB limit (ext4: 8 bytes + name per entry) with fewer files.
   const files = 12_000
   const name = 'n'.repeat(110)

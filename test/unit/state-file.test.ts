@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
 import { UsageAccumulator } from '../../src/scanner/usage-fold.js'
+import { scratchFolder } from '../support/scratch.js'
 
 function sampleSnapshot(): UsageSnapshot {
   const fold = new UsageAccumulator({ storageClasses: true })
@@ -29,14 +29,8 @@ function sampleSnapshot(): UsageSnapshot {
   })
 }
 
-async function scratch(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), 'objstore-state-'))
-  t.after(() => rm(folder, { recursive: true, force: true }))
-  return folder
-}
-
 test('a saved snapshot loads back equal, and no temporary file is left behind', async (t) => {
-  const folder = await scratch(t)
+  const folder = await scratchFolder(t, 'objstore-state-')
   const path = join(folder, 'state.json')
   const snapshot = sampleSnapshot()
   await saveState(path, snapshot)
@@ -48,12 +42,12 @@ test('a saved snapshot loads back equal, and no temporary file is left behind', 
 })
 
 test('a missing file is absent, not an error', async (t) => {
-  const folder = await scratch(t)
+  const folder = await scratchFolder(t, 'objstore-state-')
   assert.deepEqual(await loadState(join(folder, 'none.json'), 'fs:/data'), { status: 'absent' })
 })
 
 test('corrupt, foreign and mismatched files are ignored with a reason', async (t) => {
-  const folder = await scratch(t)
+  const folder = await scratchFolder(t, 'objstore-state-')
   const path = join(folder, 'state.json')
   const snapshot = sampleSnapshot()
   await saveState(path, snapshot)

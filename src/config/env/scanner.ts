@@ -83,7 +83,7 @@ export const scannerEnv = {
   }),
   S3_SECRET_ACCESS_KEY: Type.String({
     default: '',
-    description: '`s3`: secret key, with `S3_ACCESS_KEY_ID`. Never logged.',
+    description: '`s3`: secret key, with `S3_ACCESS_KEY_ID`.',
   }),
 }
 
