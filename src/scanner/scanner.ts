@@ -25,7 +25,12 @@ export interface UsageScannerOptions {
 const JITTER = 0.1
 
 type Outcome =
-  | { readonly ok: true; readonly usage: BucketUsage; readonly seconds: number }
+  | {
+      readonly ok: true
+      readonly usage: BucketUsage
+      readonly seconds: number
+      readonly finishedAtMs: number
+    }
   | { readonly ok: false; readonly error: SourceError; readonly seconds: number }
 
 /**
@@ -125,8 +130,11 @@ export class UsageScanner {
   #schedule(delayMs: number): void {
     clearTimeout(this.#timer)
     this.#timer = setTimeout(() => {
-      // A scan only rejects when the scanner closes; failures of the source are in the snapshot.
-      this.scanNow().catch(() => undefined)
+      // Failures of the source are in the snapshot; a scan rejects when the scanner closes, or on
+      // a bug, which must not pass silently (the next scan is scheduled either way).
+      this.scanNow().catch((error: unknown) => {
+        if (!this.#closed) this.#logger.error({ err: error }, 'usage scan ended unexpectedly')
+      })
     }, delayMs)
     this.#timer.unref()
   }
@@ -145,18 +153,19 @@ export class UsageScanner {
     } catch (error) {
       if (signal.aborted) throw signal.reason
       this.#reportSource(asSourceError(error).message)
-      // Nothing was measured: every known bucket keeps its figures and is flagged as failed.
+      // Nothing was measured: every known bucket keeps its figures (and its last duration) and is
+      // flagged as failed.
       const buckets = [...previous.values()].filter((record) => filter(record.name))
       return this.#finish(
         false,
-        buckets.map((record) => ({ ...record, scanSuccess: false, scanDurationSeconds: 0 })),
+        buckets.map((record) => ({ ...record, scanSuccess: false })),
       )
     }
-    this.#reportSource(undefined)
     let records: BucketRecord[]
+    let outcomes: Outcome[]
     try {
       const names = [...new Set(round.buckets)].filter(filter).sort()
-      const outcomes = await mapConcurrent(names, concurrency, (name) => this.#measure(round, name, signal))
+      outcomes = await mapConcurrent(names, concurrency, (name) => this.#measure(round, name, signal))
       if (signal.aborted) throw signal.reason
       records = []
       names.forEach((name, index) => {
@@ -166,10 +175,17 @@ export class UsageScanner {
     } finally {
       await round.close?.()
     }
-    const anySuccess = records.some((record) => record.scanSuccess)
     const present = new Set(records.map((record) => record.name))
     for (const name of this.#bucketFailures.keys()) if (!present.has(name)) this.#bucketFailures.delete(name)
-    return this.#finish(records.length === 0 || anySuccess, records)
+    // Up when it answered: nothing to measure, or at least one bucket measured.
+    const failure = outcomes.find((outcome) => !outcome.ok)
+    const sourceUp = outcomes.length === 0 || outcomes.some((outcome) => outcome.ok)
+    this.#reportSource(
+      sourceUp
+        ? undefined
+        : `no bucket could be measured: ${failure?.ok === false ? failure.error.message : ''}`,
+    )
+    return this.#finish(sourceUp, records)
   }
 
   async #measure(round: ScanRound, bucket: string, scanSignal: AbortSignal): Promise<Outcome> {
@@ -184,7 +200,7 @@ export class UsageScanner {
     const signal = AbortSignal.any([scanSignal, timeout.signal])
     try {
       const usage = await untilAborted(round.measure(bucket, signal), signal)
-      return { ok: true, usage, seconds: seconds() }
+      return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
     } catch (error) {
       return { ok: false, error: asSourceError(error), seconds: seconds() }
     } finally {
@@ -201,7 +217,7 @@ export class UsageScanner {
         usage: outcome.usage,
         scanSuccess: true,
         scanDurationSeconds: outcome.seconds,
-        lastSuccessSeconds: Date.now() / 1000,
+        lastSuccessSeconds: outcome.finishedAtMs / 1000,
       }
     }
     const { error } = outcome
