@@ -49,6 +49,9 @@ function timeDu(root: string): number {
   return performance.now() - started
 }
 
+/** Inside the repository, so the compiled files resolve their imports against our node_modules. */
+const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/objstore-bench-build/', import.meta.url))
+
 type ScannerModule = typeof import('../src/scanner/scanner.js')
 type FsSourceModule = typeof import('../src/scanner/sources/fs.js')
 
@@ -58,8 +61,7 @@ async function buildScanner(): Promise<{
   createFsSource: FsSourceModule['createFsSource']
 }> {
   const repo = fileURLToPath(new URL('..', import.meta.url))
-  const outDir = join(repo, 'node_modules', '.cache', 'objstore-bench-build')
-  rmSync(outDir, { recursive: true, force: true })
+  rmSync(BUILD_DIR, { recursive: true, force: true })
   const tsc = spawnSync(
     process.execPath,
     [
@@ -67,13 +69,13 @@ async function buildScanner(): Promise<{
       '-p',
       join(repo, 'tsconfig.build.json'),
       '--outDir',
-      outDir,
+      BUILD_DIR,
     ],
     { encoding: 'utf8' },
   )
   if (tsc.status !== 0) throw new Error(`build failed: ${tsc.stdout}${tsc.stderr}`)
-  const scanner = (await import(join(outDir, 'scanner/scanner.js'))) as ScannerModule
-  const fs = (await import(join(outDir, 'scanner/sources/fs.js'))) as FsSourceModule
+  const scanner = (await import(join(BUILD_DIR, 'scanner/scanner.js'))) as ScannerModule
+  const fs = (await import(join(BUILD_DIR, 'scanner/sources/fs.js'))) as FsSourceModule
   return { UsageScanner: scanner.UsageScanner, createFsSource: fs.createFsSource }
 }
 
@@ -131,4 +133,5 @@ try {
   ])
 } finally {
   rmSync(root, { recursive: true, force: true })
+  rmSync(BUILD_DIR, { recursive: true, force: true })
 }
