@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
-import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { type BucketRecord, deepFreeze, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 import { loadState, saveState } from './state-file.js'
@@ -199,7 +199,8 @@ export class UsageScanner {
     timer.unref()
     const signal = AbortSignal.any([scanSignal, timeout.signal])
     try {
-      const usage = await untilAborted(round.measure(bucket, signal), signal)
+      // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
+      const usage = deepFreeze(await untilAborted(round.measure(bucket, signal), signal))
       return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
     } catch (error) {
       return { ok: false, error: asSourceError(error), seconds: seconds() }
