@@ -3,6 +3,7 @@ import { writeSnapshotSeries } from '../../src/collectors/usage.js'
 import { catalogue, type FamilyKey, familyKeys, fullName } from '../../src/metrics/catalogue.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
+import type { ParsedExposition } from './exposition.js'
 import type { GeneratedSnapshot } from './usage-snapshots.js'
 
 /**
@@ -52,4 +53,47 @@ export function idiomaticRegistry(
     for (const object of generated.objects.get(record.name) ?? []) sizes.observe(labels, object.size)
   }
   return registry
+}
+
+/** Full sample names of the snapshot's families (a histogram's _bucket, _sum and _count). */
+function snapshotSampleNames(namespace: string): Set<string> {
+  const names = new Set<string>()
+  for (const key of SNAPSHOT_FAMILIES) {
+    const name = fullName(namespace, key)
+    if (catalogue[key].type === 'histogram')
+      for (const suffix of ['_bucket', '_sum', '_count']) names.add(name + suffix)
+    else names.add(name)
+  }
+  return names
+}
+
+/**
+ * The snapshot families of a parsed exposition in a form to compare: one `name{labels} value`
+ * line per sample, labels sorted, lines sorted; HELP per family; TYPE per family with untyped
+ * (OpenMetrics: unknown) written as gauge, since prom-client cannot say untyped.
+ */
+export function snapshotContent(
+  exposition: ParsedExposition,
+  namespace: string,
+): { samples: string[]; help: Record<string, string>; types: Record<string, string> } {
+  const names = snapshotSampleNames(namespace)
+  const samples = exposition.samples
+    .filter((sample) => names.has(sample.name))
+    .map((sample) => {
+      const labels = Object.entries(sample.labels)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+      return `${sample.name}{${labels.join(',')}} ${sample.value}`
+    })
+    .sort()
+  const help: Record<string, string> = {}
+  const types: Record<string, string> = {}
+  for (const key of SNAPSHOT_FAMILIES) {
+    const name = fullName(namespace, key)
+    const type = exposition.types.get(name)
+    if (type === undefined) continue
+    help[name] = exposition.help.get(name) ?? ''
+    types[name] = type === 'untyped' || type === 'unknown' ? 'gauge' : type
+  }
+  return { samples, help, types }
 }
