@@ -1,7 +1,6 @@
-import { renderBlock } from '../metrics/block-renderer.js'
 import type { ExpositionBlock } from '../metrics/exposition-block.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
-import { writeBucketSeries, writeSnapshotTotals } from './usage.js'
+import { renderUsageBlock } from './usage-render.js'
 
 /**
  * The usage families of the current snapshot, rendered once (both formats, and compressed) and
@@ -31,13 +30,13 @@ export class UsageExposition {
    */
   blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
     if (this.#current?.snapshot === snapshot) return this.#current.block
-    const block = renderBlock({
-      namespace: this.#namespace,
-      items: snapshot.buckets,
-      writeFirst: (sink) => writeSnapshotTotals(sink, snapshot),
-      writeItem: writeBucketSeries,
-      signal: this.#controller.signal,
-    })
+    const { signal } = this.#controller
+    const previous = this.#current?.block
+    const block = (async () => {
+      // Clients without gzip scraped the last snapshot: they will scrape this one too.
+      const keepText = (await previous?.catch(() => undefined))?.textWanted ?? false
+      return renderUsageBlock(snapshot, this.#namespace, { keepText, signal })
+    })()
     this.#current = { snapshot, block }
     return block
   }

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util'
-import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib'
+import { constants, crc32, deflateRaw as deflateRawCallback, deflateRawSync } from 'node:zlib'
 
 const deflateRaw = promisify(deflateRawCallback)
 
@@ -24,6 +24,15 @@ export interface DeflatedSegment {
 export async function deflateSegment(raw: Buffer): Promise<DeflatedSegment> {
   const data = await deflateRaw(raw, { finishFlush: constants.Z_SYNC_FLUSH })
   return { data, crc: crc32(raw), length: raw.length }
+}
+
+/** The same, on the calling thread: for worker threads, where blocking is the point. */
+export function deflateSegmentSync(raw: Buffer): DeflatedSegment {
+  return {
+    data: deflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH }),
+    crc: crc32(raw),
+    length: raw.length,
+  }
 }
 
 /** gzip header: deflate, no name or time, unknown OS (RFC 1952). */

@@ -33,7 +33,8 @@ export async function scrapeBody(
     ])
     parts = gzipMember([own, ...blocks.flat(), ...(end ? [end] : [])])
   } else {
-    parts = [head, ...content.blocks.flatMap((block) => block.parts(format)), ...(eof ? [EOF_BUFFER] : [])]
+    const blocks = await Promise.all(content.blocks.map((block) => block.parts(format)))
+    parts = [head, ...blocks.flat(), ...(eof ? [EOF_BUFFER] : [])]
   }
   return { parts, byteLength: parts.reduce((sum, part) => sum + part.length, 0) }
 }

@@ -36,8 +36,8 @@ function manyNames(count: number): string[] {
   ]
 }
 
-function blockText(block: ExpositionBlock, format: ExpositionFormat): string {
-  return Buffer.concat(block.parts(format)).toString('utf8')
+async function blockText(block: ExpositionBlock, format: ExpositionFormat): Promise<string> {
+  return Buffer.concat(await block.parts(format)).toString('utf8')
 }
 
 function singleMemberText(body: Buffer): string {
@@ -55,10 +55,10 @@ test('the block holds byte for byte what the per-scrape renderer writes, in both
   const set = new MetricSet()
   writeSnapshotSeries(set, snapshot)
   const families = set.toExposition('objstore')
-  assert.ok(block.parts('text').length > families.length * 2, 'large families span several chunks')
+  assert.ok((await block.parts('text')).length > families.length * 2, 'large families span several chunks')
   for (const format of FORMATS) {
     const expected = renderFamilies(families, format)
-    assert.equal(blockText(block, format), expected, format)
+    assert.equal(await blockText(block, format), expected, format)
     assert.equal(block.byteLength(format), Buffer.byteLength(expected), format)
   }
 })
@@ -67,7 +67,7 @@ test('the block parses to what prom-client renders for the same snapshot, odd bu
   const generated = generateSnapshot({ buckets: manyNames(200), objectsPerBucket: 15 })
   const block = await new UsageExposition('minio').blockFor(generated.snapshot)
   for (const format of FORMATS) {
-    const ours = snapshotContent(parseExposition(blockText(block, format)), 'minio')
+    const ours = snapshotContent(parseExposition(await blockText(block, format)), 'minio')
     const reference = snapshotContent(
       parseExposition(await idiomaticRegistry(generated, 'minio', format).metrics()),
       'minio',
@@ -75,7 +75,7 @@ test('the block parses to what prom-client renders for the same snapshot, odd bu
     assert.ok(ours.samples.length > 200 * 40, `${format}: ${ours.samples.length} samples`)
     assert.deepEqual(ours, reference, format)
   }
-  const parsed = parseExposition(blockText(block, 'text'))
+  const parsed = parseExposition(await blockText(block, 'text'))
   const buckets = new Set(parsed.samples.map((sample) => sample.labels.bucket))
   for (const name of ODD_NAMES) assert.ok(buckets.has(name), `bucket ${JSON.stringify(name)} round-trips`)
 })
@@ -83,7 +83,7 @@ test('the block parses to what prom-client renders for the same snapshot, odd bu
 test('the block with odd bucket names is promtool-clean', { skip: promtoolSkipReason() }, async () => {
   const { snapshot } = generateSnapshot({ buckets: ODD_NAMES, objectsPerBucket: 5 })
   const block = await new UsageExposition('objstore').blockFor(snapshot)
-  assert.equal(promtoolCheckMetrics(blockText(block, 'text')), '')
+  assert.equal(promtoolCheckMetrics(await blockText(block, 'text')), '')
 })
 
 test('a compressed scrape body is one gzip member holding exactly the uncompressed body', async () => {
@@ -102,7 +102,7 @@ test('a compressed scrape body is one gzip member holding exactly the uncompress
     assert.equal(singleMemberText(body), plain, format)
     assert.equal(gunzipSync(body).toString('utf8'), plain, format)
     assert.equal(plain.endsWith(OPENMETRICS_EOF), format === 'openmetrics')
-    const blockStart = plain.indexOf(blockText(block, format))
+    const blockStart = plain.indexOf(await blockText(block, format))
     const ownStart = plain.indexOf('# HELP objstore_exporter_build_info')
     assert.ok(ownStart >= 0 && blockStart > ownStart, 'own families, then the block')
   }
@@ -122,9 +122,33 @@ test('a snapshot is rendered once, and a new snapshot anew', async () => {
   const second = generateSnapshot({ buckets: ['bravo', 'charlie'], objectsPerBucket: 3 }).snapshot
   const block = await exposition.blockFor(first)
   assert.equal(await exposition.blockFor(first), block)
-  const next = blockText(await exposition.blockFor(second), 'text')
+  const next = await blockText(await exposition.blockFor(second), 'text')
   assert.match(next, /bucket="charlie"/)
   assert.doesNotMatch(next, /bucket="alpha"/)
+})
+
+test('the text is dropped once compressed and inflated again, identical, for a client without gzip', async () => {
+  const { snapshot } = generateSnapshot({ buckets: manyNames(300), objectsPerBucket: 6 })
+  const set = new MetricSet()
+  writeSnapshotSeries(set, snapshot)
+  const families = set.toExposition('objstore')
+  const exposition = new UsageExposition('objstore')
+  const block = await exposition.blockFor(snapshot)
+  await block.deflated('text')
+  assert.equal(block.textWanted, false, 'nobody asked for the text: only the compressed form is kept')
+  for (const format of FORMATS) assert.equal(await blockText(block, format), renderFamilies(families, format))
+  assert.equal(block.textWanted, true)
+  // A client without gzip scraped this snapshot: the next one keeps its text from the start (the
+  // worker that renders it sends it along), the same text.
+  const second = generateSnapshot({ buckets: manyNames(400), objectsPerBucket: 4, seed: 2 }).snapshot
+  const next = await exposition.blockFor(second)
+  assert.equal(next.textWanted, true)
+  const nextSet = new MetricSet()
+  writeSnapshotSeries(nextSet, second)
+  assert.equal(
+    await blockText(next, 'openmetrics'),
+    renderFamilies(nextSet.toExposition('objstore'), 'openmetrics'),
+  )
 })
 
 test('CRC-32 of two parts combines into the CRC-32 of the whole, whatever the split', () => {

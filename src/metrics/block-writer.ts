@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import {
   catalogue,
   type FamilyKey,
@@ -8,7 +7,7 @@ import {
   type LabelsOf,
 } from './catalogue.js'
 import { escapeLabelValue, familyHeader, formatValue } from './exposition.js'
-import { type BlockFamily, ExpositionBlock } from './exposition-block.js'
+import type { BlockFamily } from './exposition-block.js'
 import {
   formatBound,
   type HistogramSnapshot,
@@ -16,48 +15,6 @@ import {
   type SettableFamilyKey,
   UndeclaredLabelsError,
 } from './metric-set.js'
-
-export interface BlockRenderOptions<T> {
-  /** METRICS_NAMESPACE. */
-  readonly namespace: string
-  /** What the block is made of, written one at a time between turns of the event loop. */
-  readonly items: readonly T[]
-  readonly writeItem: (sink: MetricSink, item: T) => void
-  /** Series that belong to no single item (totals), written first. */
-  readonly writeFirst?: (sink: MetricSink) => void
-  /** Stops rendering between slices (the exporter closing). */
-  readonly signal?: AbortSignal
-}
-
-/**
- * Rendering gives the event loop back after this long, so scrapes and probes are served while a
- * large snapshot (10,000 buckets, 500,000 series: some 0.5 s of work) is rendered.
- */
-const SLICE_MS = 8
-
-/**
- * Renders the items' series into an ExpositionBlock, in slices of at most SLICE_MS separated by a
- * turn of the event loop, then starts compressing it (off the event loop). Families come in
- * catalogue order, with the catalogue's help and type, exactly as renderFamilies() would write them.
- */
-export async function renderBlock<T>(options: BlockRenderOptions<T>): Promise<ExpositionBlock> {
-  const { signal } = options
-  const writer = new BlockWriter(options.namespace)
-  options.writeFirst?.(writer)
-  let sliceStart = performance.now()
-  for (const item of options.items) {
-    options.writeItem(writer, item)
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await nextTurn()
-      signal?.throwIfAborted()
-      sliceStart = performance.now()
-    }
-  }
-  const block = new ExpositionBlock(writer.families())
-  // Compressed now rather than by the first gzip scrape; a failure shows on that scrape.
-  block.deflated('text', signal).catch(() => undefined)
-  return block
-}
 
 interface PendingFamily {
   readonly key: FamilyKey
@@ -68,11 +25,12 @@ interface PendingFamily {
 }
 
 /**
- * A MetricSink that writes sample lines straight into buffers, one set of buffers per family:
- * no long strings are built (joining them and converting the result would block for tens of
- * milliseconds and leave much garbage), only one short string per line.
+ * A MetricSink that renders what is written into it as exposition text, straight into buffers,
+ * one set per family: no long strings are built (joining and converting them would hold the
+ * thread for tens of milliseconds), only one short string per line. families() gives them in
+ * catalogue order, with the catalogue's help and type, exactly as renderFamilies() writes them.
  */
-class BlockWriter implements MetricSink {
+export class BlockWriter implements MetricSink {
   readonly #namespace: string
   readonly #families = new Map<FamilyKey, PendingFamily>()
   /** The last label set rendered: a bucket's labels object is reused for most of its series. */
@@ -108,6 +66,19 @@ class BlockWriter implements MetricSink {
         `${family.name}_sum${braces} ${formatValue(histogram.sum)}\n` +
         `${family.name}_count${braces} ${formatValue(histogram.count)}\n`,
     )
+  }
+
+  /**
+   * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
+   * it goes instead of holding all the text); families() then gives the rest.
+   */
+  takeFilledChunks(): Map<FamilyKey, Buffer[]> {
+    const taken = new Map<FamilyKey, Buffer[]>()
+    for (const [key, family] of this.#families) {
+      const chunks = family.bytes.takeFilled()
+      if (chunks.length > 0) taken.set(key, chunks)
+    }
+    return taken
   }
 
   /** The families written, in catalogue order, with their header lines in both formats. */
@@ -164,7 +135,7 @@ class BlockWriter implements MetricSink {
 }
 
 const FIRST_CHUNK_BYTES = 16 << 10
-const MAX_CHUNK_BYTES = 1 << 20
+const MAX_CHUNK_BYTES = 256 << 10
 
 /** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
 class ByteChunks {
@@ -178,11 +149,17 @@ class ByteChunks {
     this.#used += this.#current.write(text, this.#used, 'utf8')
   }
 
-  /** The written bytes; the last buffer is copied to its size when most of it is unused. */
+  /** The buffers filled so far (not the one being written), removed from here. */
+  takeFilled(): Buffer[] {
+    return this.#chunks.splice(0)
+  }
+
+  /** The written bytes; the last buffer is copied to its size, so no unused memory stays held. */
   finish(): Buffer[] {
     if (this.#used > 0) {
-      const written = this.#current.subarray(0, this.#used)
-      this.#chunks.push(this.#used < this.#current.length / 2 ? Buffer.from(written) : written)
+      const written = Buffer.allocUnsafeSlow(this.#used)
+      this.#current.copy(written, 0, 0, this.#used)
+      this.#chunks.push(written)
     }
     this.#current = Buffer.alloc(0)
     this.#used = 0
