@@ -47,7 +47,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
-  const scanner = createScannerFromConfig(config, logger.child({ component: 'scanner' }))
+  const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))

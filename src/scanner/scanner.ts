@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
+import { linkedAbort } from './linked-abort.js'
 import { type BucketRecord, deepFreeze, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
 import { SourceError } from './sources/types.js'
@@ -191,13 +192,16 @@ export class UsageScanner {
   async #measure(round: ScanRound, bucket: string, scanSignal: AbortSignal): Promise<Outcome> {
     const started = performance.now()
     const seconds = () => (performance.now() - started) / 1000
-    const timeout = new AbortController()
+    // Aborts when the scan does, or at the bucket's timeout.
+    const abort = linkedAbort(scanSignal)
     const timer = setTimeout(() => {
       const limit = this.#options.timeoutMs / 1000
-      timeout.abort(new SourceError(`not measured within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
+      abort.controller.abort(
+        new SourceError(`not measured within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'),
+      )
     }, this.#options.timeoutMs)
     timer.unref()
-    const signal = AbortSignal.any([scanSignal, timeout.signal])
+    const { signal } = abort
     try {
       // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
       const usage = deepFreeze(await untilAborted(round.measure(bucket, signal), signal))
@@ -206,6 +210,7 @@ export class UsageScanner {
       return { ok: false, error: asSourceError(error), seconds: seconds() }
     } finally {
       clearTimeout(timer)
+      abort.dispose()
     }
   }
 
