@@ -21,8 +21,12 @@ export interface ExporterProcess {
  * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
  * `env` plus PATH: what an operator gets from `npm start`.
  */
-export function startExporterProcess(env: Record<string, string>, cwd: string): ExporterProcess {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+export function startExporterProcess(
+  env: Record<string, string>,
+  cwd: string,
+  options: { readonly nodeArgs?: readonly string[] } = {},
+): ExporterProcess {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', TSX, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
