@@ -30,7 +30,7 @@ export interface S3Gate {
   /** http://127.0.0.1:PORT, to use as S3_ENDPOINT in place of the store's. */
   readonly endpoint: string
   /** Every request seen, with what was done with it, in arrival order. */
-  readonly seen: Array<S3Request & { readonly verdict: string; readonly headers: IncomingMessage['headers'] }>
+  readonly seen: Array<S3Request & { readonly verdict: string }>
   /** Decides each request; may wait (hold the request) before deciding. Default: forward all. */
   policy: (request: S3Request) => GateVerdict | Promise<GateVerdict>
   /** How many requests of `operation` (on `bucket`, if given) were seen. */
@@ -92,7 +92,7 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
   const server: Server = createServer((incoming, outgoing) => {
     const described = describeS3Request(incoming)
     void Promise.resolve(gate.policy(described)).then((verdict) => {
-      seen.push({ ...described, headers: incoming.headers, verdict: verdictName(verdict) })
+      seen.push({ ...described, verdict: verdictName(verdict) })
       if (verdict === 'hang') {
         incoming.resume()
         held.add(outgoing)
