@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { after, before, type TestContext, test } from 'node:test'
 import { loadState } from '../../src/scanner/state-file.js'
 import { LogReceiver } from '../support/log-receiver.js'
-import { startExporterProcess } from '../support/process.js'
+import { runUntilExit } from '../support/process.js'
 import { startS3Gate } from '../support/s3-gate.js'
 import { expiredTokenXml, signatureMismatchXml } from '../support/s3-requests.js'
 import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
@@ -259,23 +259,15 @@ async function refused(
   env: Record<string, string>,
   variables: readonly string[],
 ): Promise<void> {
-  const child = startExporterProcess({ LOG_LEVEL: 'trace', ...env }, cwd)
-  try {
-    assert.equal(await child.exited, 2, child.stderr())
-  } finally {
-    child.kill('SIGKILL')
-  }
-  const lines = child
-    .stderr()
-    .split('\n')
-    .filter((line) => line.startsWith('objstore-exporter: invalid configuration: '))
+  const run = await runUntilExit({ LOG_LEVEL: 'trace', ...env }, cwd)
+  assert.equal(run.code, 2, run.stderr)
   for (const variable of variables)
     assert.ok(
-      lines.some((line) => line.includes(variable)),
-      `${variable} named in ${child.stderr()}`,
+      run.problems.some((line) => line.startsWith(variable)),
+      `${variable} named in ${run.stderr}`,
     )
-  assert.equal(child.stdout(), '')
-  assert.deepEqual(findMarkers(child.stdout() + child.stderr()), [], 'no secret echoed')
+  assert.equal(run.stdout, '')
+  assert.deepEqual(findMarkers(run.stdout + run.stderr), [], 'no secret echoed')
 }
 
 test('bad configuration with the secrets among the bad variables: refused, and no secret echoed', async (t) => {
