@@ -10,6 +10,7 @@ import type { Config } from './config/load.js'
 import { ExporterRegistry } from './metrics/registry.js'
 import { RuntimeMetrics } from './metrics/runtime-metrics.js'
 import { Readiness } from './server/readiness.js'
+import type { ExporterStatus } from './server/status.js'
 
 export interface ExporterOptions {
   readonly logger: Logger
@@ -30,24 +31,30 @@ export interface Exporter {
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
   await mkdir(config.DATA_DIR, { recursive: true })
-  const collectors: Collector[] = [
-    createDrivesCollector({
-      drives: config.DRIVES,
-      timeoutMs: config.DRIVE_TIMEOUT_MS,
-      parity: config.EC_PARITY,
-      logger: logger.child({ collector: 'drives' }),
-      ...(options.statfs ? { statfs: options.statfs } : {}),
-    }),
-    ...(options.extraCollectors ?? []),
-  ]
+  const drives = createDrivesCollector({
+    drives: config.DRIVES,
+    timeoutMs: config.DRIVE_TIMEOUT_MS,
+    parity: config.EC_PARITY,
+    logger: logger.child({ collector: 'drives' }),
+    ...(options.statfs ? { statfs: options.statfs } : {}),
+  })
+  const collectors: Collector[] = [drives, ...(options.extraCollectors ?? [])]
+  const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
   const registry = new ExporterRegistry({
     namespace: config.METRICS_NAMESPACE,
-    runner: new CollectorRunner(collectors, logger),
+    runner,
     runtime,
   })
   const readiness = new Readiness()
-  const app = await buildApp({ config, logger, registry, readiness })
+  const status: ExporterStatus = {
+    startedAtMs: Date.now(),
+    namespace: config.METRICS_NAMESPACE,
+    collectors: () => runner.outcomes(),
+    drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
+    waitingFor: () => readiness.waitingFor(),
+  }
+  const app = await buildApp({ config, logger, registry, readiness, status })
   return {
     app,
     readiness,

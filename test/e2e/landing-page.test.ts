@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { VERSION } from '../../src/version.js'
+import { chromiumSkipReason, launchChromium } from '../support/chromium.js'
+import { type RunningExporter, startExporter } from '../support/exporter.js'
+import { sampleValue } from '../support/exposition.js'
+
+/** The landing page as a user sees it: opened in headless Chromium, read through the DOM. */
+describe('the landing page in a real browser', { skip: chromiumSkipReason() }, () => {
+  let scratch: string
+  let drive: string
+  let missingDrive: string
+  let exporter: RunningExporter
+  let browser: Browser
+  let page: Page
+
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'objstore-landing-'))
+    drive = join(scratch, 'disk1')
+    missingDrive = join(scratch, 'disk2')
+    await mkdir(drive)
+    exporter = await startExporter({ DRIVES: `${drive},${missingDrive}` })
+    browser = await launchChromium()
+    page = await browser.newPage()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await exporter?.close()
+    await rm(scratch, { recursive: true, force: true })
+  })
+
+  test('before any scrape it says where drive states will come from', async () => {
+    const response = await page.goto(`${exporter.baseUrl}/`)
+    assert.equal(response?.status(), 200)
+    assert.equal(await page.title(), 'objstore-exporter')
+    assert.match(
+      await page.locator('#drives').innerText(),
+      /2 drive\(s\) configured; their state appears after the first scrape/,
+    )
+    assert.equal(await page.locator('tr[data-collector="drives"] .state').innerText(), 'not run yet')
+  })
+
+  test('after a scrape: build info, source state, and each drive with a capacity bar of the scraped figures', async () => {
+    const scrape = await exporter.scrape()
+    await page.reload()
+    const build = await page.locator('#build').innerText()
+    assert.match(build, new RegExp(`Version\\s+${VERSION.replace(/\./g, '\\.')}`))
+    assert.match(build, new RegExp(`Node\\.js\\s+${process.version.replace(/\./g, '\\.')}`))
+    assert.match(build, /Metric namespace\s+objstore/)
+    assert.match(build, /Ready\s+yes/)
+    assert.equal(await page.locator('tr[data-collector="drives"] .state').innerText(), 'ok')
+
+    // The bar is a <meter> of used bytes against total bytes, exactly what the scrape served.
+    const meter = page.locator(`tr[data-drive="${drive}"] meter`)
+    const [value, max] = await meter.evaluate((element) => {
+      // The DOM's HTMLMeterElement (this project compiles without the DOM library).
+      const bar = element as unknown as { value: number; max: number }
+      return [bar.value, bar.max]
+    })
+    assert.equal(value, sampleValue(scrape, 'objstore_node_drive_used_bytes', { drive }))
+    assert.equal(max, sampleValue(scrape, 'objstore_node_drive_total_bytes', { drive }))
+    const box = await meter.boundingBox()
+    assert.ok(box && box.width > 50 && box.height > 5, `the bar is not drawn: ${JSON.stringify(box)}`)
+    const row = await page.locator(`tr[data-drive="${drive}"]`).innerText()
+    assert.match(row, /\d+\.\d% used/)
+    assert.match(row, /free/)
+
+    assert.match(
+      await page.locator(`tr[data-drive="${missingDrive}"]`).innerText(),
+      /offline: statfs failed: ENOENT/,
+    )
+  })
+
+  test('its Metrics link opens the scrape', async () => {
+    await page.goto(`${exporter.baseUrl}/`)
+    await page.getByRole('link', { name: 'Metrics' }).click()
+    await page.waitForURL(/\/metrics$/)
+    assert.match(await page.locator('body').innerText(), /objstore_exporter_build_info\{/)
+  })
+})
