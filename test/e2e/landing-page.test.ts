@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { VERSION } from '../../src/version.js'
-import { chromiumSkipReason, launchChromium } from '../support/chromium.js'
+import { chromiumSkipReason, launchChromium, visibleText } from '../support/chromium.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { sampleValue } from '../support/exposition.js'
 
@@ -39,21 +39,21 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.equal(response?.status(), 200)
     assert.equal(await page.title(), 'objstore-exporter')
     assert.match(
-      await page.locator('#drives').innerText(),
+      await visibleText(page.locator('#drives')),
       /2 drive\(s\) configured; their state appears after the first scrape/,
     )
-    assert.equal(await page.locator('tr[data-collector="drives"] .state').innerText(), 'not run yet')
+    assert.equal(await visibleText(page.locator('tr[data-collector="drives"] .state')), 'not run yet')
   })
 
   test('after a scrape: build info, source state, and each drive with a capacity bar of the scraped figures', async () => {
     const scrape = await exporter.scrape()
     await page.reload()
-    const build = await page.locator('#build').innerText()
+    const build = await visibleText(page.locator('#build'))
     assert.match(build, new RegExp(`Version\\s+${VERSION.replace(/\./g, '\\.')}`))
     assert.match(build, new RegExp(`Node\\.js\\s+${process.version.replace(/\./g, '\\.')}`))
     assert.match(build, /Metric namespace\s+objstore/)
     assert.match(build, /Ready\s+yes/)
-    assert.equal(await page.locator('tr[data-collector="drives"] .state').innerText(), 'ok')
+    assert.equal(await visibleText(page.locator('tr[data-collector="drives"] .state')), 'ok')
 
     // The bar is a <meter> of used bytes against total bytes, exactly what the scrape served.
     const meter = page.locator(`tr[data-drive="${drive}"] meter`)
@@ -66,12 +66,12 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.equal(max, sampleValue(scrape, 'objstore_node_drive_total_bytes', { drive }))
     const box = await meter.boundingBox()
     assert.ok(box && box.width > 50 && box.height > 5, `the bar is not drawn: ${JSON.stringify(box)}`)
-    const row = await page.locator(`tr[data-drive="${drive}"]`).innerText()
+    const row = await visibleText(page.locator(`tr[data-drive="${drive}"]`))
     assert.match(row, /\d+\.\d% used/)
     assert.match(row, /free/)
 
     assert.match(
-      await page.locator(`tr[data-drive="${missingDrive}"]`).innerText(),
+      await visibleText(page.locator(`tr[data-drive="${missingDrive}"]`)),
       /offline: statfs failed: ENOENT/,
     )
   })
@@ -80,6 +80,6 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     await page.goto(`${exporter.baseUrl}/`)
     await page.getByRole('link', { name: 'Metrics' }).click()
     await page.waitForURL(/\/metrics$/)
-    assert.match(await page.locator('body').innerText(), /objstore_exporter_build_info\{/)
+    assert.match(await visibleText(page.locator('body')), /objstore_exporter_build_info\{/)
   })
 })

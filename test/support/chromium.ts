@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { type Browser, chromium } from 'playwright-core'
+import { type Browser, chromium, type Locator } from 'playwright-core'
 
 /** Debian's chromium (`apt-get install chromium`); .ci/run installs it. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -34,4 +34,10 @@ export function launchChromium(): Promise<Browser> {
     ],
     timeout: 60_000,
   })
+}
+
+/** The text as rendered for a reader (layout and CSS applied), which is what a user reads. */
+export function visibleText(locator: Locator): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point here.
+  return locator.innerText()
 }
