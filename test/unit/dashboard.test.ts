@@ -119,5 +119,5 @@ test('the provisioning files point Grafana at Prometheus and at the dashboards f
     readFileSync(join(REPO_ROOT, 'grafana/provisioning/dashboards/objstore-exporter.yml'), 'utf8'),
   ) as { providers: Array<{ type: string; options: { path: string } }> }
   assert.equal(providers.providers[0]?.type, 'file')
-  assert.equal(providers.providers[0]?.options.path, '/var/lib/grafana/dashboards/objstore-exporter')
+  assert.equal(providers.providers[0]?.options.path, '/etc/grafana/dashboards/objstore-exporter')
 })
