@@ -116,3 +116,18 @@ test('every alert has a severity, summary, description and runbook, and is teste
     )
   }
 })
+
+test("the README's Alerts section lists every alert of config/alerts.yml, and no other", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(
+    readme.indexOf('\n## Alerts\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## Alerts\n') + 1),
+  )
+  const listed = new Set([...section.matchAll(/`(Objstore[A-Za-z]+)`/g)].map((match) => match[1]))
+  const rules = (
+    parse(readFileSync(join(REPO_ROOT, RULES), 'utf8')) as { groups: Array<{ rules: AlertRule[] }> }
+  ).groups
+    .flatMap((group) => group.rules)
+    .flatMap((rule) => (rule.alert ? [rule.alert] : []))
+  assert.deepEqual([...listed].sort(), [...rules].sort())
+})
