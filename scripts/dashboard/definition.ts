@@ -124,24 +124,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
                   { id: 'mappings', value: [notFillingMapping()] },
                 ],
               },
-              {
-                matcher: { id: 'byName', options: 'Online' },
-                properties: [
-                  {
-                    id: 'mappings',
-                    value: [
-                      {
-                        type: 'value',
-                        options: {
-                          '0': { text: 'offline', color: 'red' },
-                          '1': { text: 'online', color: 'green' },
-                        },
-                      },
-                    ],
-                  },
-                  { id: 'custom.cellOptions', value: { type: 'color-background' } },
-                ],
-              },
+              stateColumn('Online', 'offline', 'online'),
             ],
           },
         ),
@@ -329,24 +312,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
             w: 12,
             h: 8,
             overrides: [
-              {
-                matcher: { id: 'byName', options: 'Last scan' },
-                properties: [
-                  {
-                    id: 'mappings',
-                    value: [
-                      {
-                        type: 'value',
-                        options: {
-                          '0': { text: 'failed', color: 'red' },
-                          '1': { text: 'ok', color: 'green' },
-                        },
-                      },
-                    ],
-                  },
-                  { id: 'custom.cellOptions', value: { type: 'color-background' } },
-                ],
-              },
+              stateColumn('Last scan', 'failed', 'ok'),
               unitOverride('Duration', 's'),
               unitOverride('Since last success', 's'),
             ],
@@ -674,10 +640,26 @@ function notFillingMapping() {
   }
 }
 
-function upDownMapping() {
+/** Value mappings of a 0/1 series: 0 in red, 1 in green, with words. */
+function zeroOneMapping(zero: string, one: string) {
   return [
-    { type: 'value', options: { '0': { text: 'down', color: 'red' }, '1': { text: 'up', color: 'green' } } },
+    { type: 'value', options: { '0': { text: zero, color: 'red' }, '1': { text: one, color: 'green' } } },
   ]
+}
+
+function upDownMapping() {
+  return zeroOneMapping('down', 'up')
+}
+
+/** A table column of a 0/1 series, shown as coloured words. */
+function stateColumn(column: string, zero: string, one: string) {
+  return {
+    matcher: { id: 'byName', options: column },
+    properties: [
+      { id: 'mappings', value: zeroOneMapping(zero, one) },
+      { id: 'custom.cellOptions', value: { type: 'color-background' } },
+    ],
+  }
 }
 
 function unitOverride(column: string, unit: string) {
