@@ -1,5 +1,7 @@
+import { parseLogTargets } from './config/env/logging.js'
 import { type Config, ConfigError, loadConfig } from './config/load.js'
-import { createExporter } from './exporter.js'
+import { withoutCredentials } from './config/url-credentials.js'
+import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { VERSION } from './version.js'
 
@@ -9,22 +11,31 @@ async function main(): Promise<void> {
   try {
     config = loadConfig(process.env)
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    // One line per bad variable, no stack trace: this is the operator's mistake, not ours.
-    for (const line of error.lines)
-      process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
-    process.exit(2)
+    refuseConfiguration(error)
   }
   const logging = createLogger(config)
   const { logger } = logging
-  const exporter = await createExporter(config, { logger })
+  let exporter: Exporter
+  try {
+    exporter = await createExporter(config, {
+      logger,
+      ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+    })
+  } catch (error) {
+    // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.
+    refuseConfiguration(error)
+  }
   await exporter.app.listen({ host: config.HOST, port: config.PORT })
   logger.info(
     {
       version: VERSION,
-      address: `http://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
+      address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
+      authentication:
+        config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
       drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
+      logTargets: parseLogTargets(config.LOG_TARGETS),
+      ...(logging.httpDelivery ? { logEndpoint: withoutCredentials(config.LOG_HTTP_ENDPOINT) } : {}),
     },
     'objstore-exporter listening',
   )
@@ -41,7 +52,8 @@ async function main(): Promise<void> {
     forced.unref()
     exporter
       .close()
-      .then(() => logging.flush(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
+      // Entries queued for the HTTP log target get half the budget; the forced exit bounds the whole.
+      .then(() => logging.close(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
       .then(() => {
         clearTimeout(forced)
         process.exitCode = 0
@@ -53,6 +65,13 @@ async function main(): Promise<void> {
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/** One line per bad variable, no stack trace, exit 2: this is the operator's mistake, not ours. */
+function refuseConfiguration(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error
+  for (const line of error.lines) process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
+  process.exit(2)
 }
 
 main().catch((error: unknown) => {

@@ -339,28 +339,28 @@ export const catalogue = {
     'counter',
     'logger_http_failed_total',
     [],
-    'Log entries the HTTP log target rejected (4xx other than 429).',
+    'Log entries in batches the HTTP log receiver rejected for good (4xx other than 408 and 429); not retried.',
   ),
   loggerHttpDroppedTotal: family(
     'logger',
     'counter',
     'logger_http_dropped_total',
     [],
-    'Log entries dropped because the HTTP log target queue was full.',
+    'Log entries dropped because the HTTP log target queue was full (oldest first), or still queued at the shutdown deadline.',
   ),
   loggerHttpQueueEntries: family(
     'logger',
     'gauge',
     'logger_http_queue_entries',
     [],
-    'Log entries waiting for the HTTP log target.',
+    'Log entries waiting for the HTTP log target, the batch being sent included.',
   ),
   loggerHttpOnline: family(
     'logger',
     'gauge',
     'logger_http_online',
     [],
-    'Whether the last delivery to the HTTP log target succeeded (1) or not (0).',
+    'Whether the last delivery attempt to the HTTP log target succeeded (1) or not (0); 1 before the first attempt.',
   ),
 } as const satisfies Record<string, FamilyDefinition>
 

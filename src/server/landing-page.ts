@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { ExporterStatus } from './status.js'
 
 export interface LandingPageInput {
@@ -99,6 +100,9 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 meter { width: 12rem; height: 1rem; vertical-align: middle; }
 .state.ok { color: #1a7f37; } .state.bad { color: #cf222e; } .state.unknown, .note { color: #666; }
 `
+
+/** The Content-Security-Policy source that allows exactly this page's inline style. */
+export const LANDING_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
