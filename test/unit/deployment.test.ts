@@ -102,8 +102,11 @@ test('Dockerfile: non-root numeric user, init process, port and health check mat
   )
   assert.match(find('ENTRYPOINT')[0]?.args ?? '', /tini/)
   const healthcheck = find('HEALTHCHECK')[0]?.args ?? ''
-  assert.match(healthcheck, /\/healthz/)
-  assert.match(healthcheck, /process\.env\.PORT \|\| 9786/)
+  assert.match(healthcheck, /CMD \["node", "dist\/healthcheck\.js"\]$/)
+  assert.ok(
+    existsSync(join(REPO_ROOT, 'src/healthcheck.ts')),
+    'dist/healthcheck.js is built from src/healthcheck.ts',
+  )
   assert.match(find('CMD').at(-1)?.args ?? '', /"node", "dist\/main\.js"/)
   const env = find('ENV')
     .map((instruction) => instruction.args)
