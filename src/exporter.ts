@@ -8,9 +8,12 @@ import { createDrivesCollector } from './collectors/drives.js'
 import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
 import type { Collector } from './collectors/types.js'
+import { createUsageCollector } from './collectors/usage.js'
 import type { Config } from './config/load.js'
 import { ExporterRegistry } from './metrics/registry.js'
 import { RuntimeMetrics } from './metrics/runtime-metrics.js'
+import { createScannerFromConfig } from './scanner/index.js'
+import type { UsageScanner } from './scanner/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -28,6 +31,8 @@ export interface ExporterOptions {
 export interface Exporter {
   readonly app: FastifyInstance
   readonly readiness: Readiness
+  /** The background bucket-usage scanner (tests trigger scans with scanNow()). */
+  readonly scanner: UsageScanner
   /** `https` when TLS is on: what a scrape URL starts with. */
   readonly scheme: 'http' | 'https'
   /** Stops background work and the HTTP server; in-flight requests finish first. */
@@ -42,6 +47,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
+  const scanner = createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const drives = createDrivesCollector({
     drives: config.DRIVES,
     timeoutMs: config.DRIVE_TIMEOUT_MS,
@@ -51,6 +57,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   const collectors: Collector[] = [
     drives,
+    createUsageCollector({ snapshot: () => scanner.snapshot }),
     ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
@@ -62,12 +69,14 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     runtime,
   })
   const readiness = new Readiness()
+  readiness.add('usage snapshot', () => scanner.snapshot !== undefined)
   const status: ExporterStatus = {
     startedAtMs: Date.now(),
     namespace: config.METRICS_NAMESPACE,
     collectors: () => runner.outcomes(),
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
+    usage: () => scanner.snapshot,
   }
   const app = await buildApp({
     config,
@@ -80,13 +89,16 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
+  await scanner.start()
   return {
     app,
     readiness,
     scheme: security.https ? 'https' : 'http',
+    scanner,
     async close() {
       await security.close()
-      await app.close()
+      // Together: a running scan is aborted while in-flight scrapes finish.
+      await Promise.all([scanner.close(), app.close()])
       runtime.close()
     },
   }

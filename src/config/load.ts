@@ -1,6 +1,7 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { logHttpProblems } from './env/log-http.js'
+import { scannerProblems } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
 import { CREDENTIAL_URL_VARIABLES, type Env, envSchema, SECRET_VARIABLES } from './schema.js'
 import { type PropertySchema, patternMeaning } from './schema-helpers.js'
@@ -95,6 +96,7 @@ function checkRelations(raw: Env): Config {
     )
   }
   problems.push(...logHttpProblems(raw))
+  problems.push(...scannerProblems(raw))
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
 }

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { drivesEnv } from './env/drives.js'
 import { logHttpEnv } from './env/log-http.js'
 import { loggingEnv } from './env/logging.js'
+import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
 
@@ -16,6 +17,7 @@ export const envSchema = Type.Object({
   ...drivesEnv,
   ...loggingEnv,
   ...logHttpEnv,
+  ...scannerEnv,
 })
 
 export type Env = Static<typeof envSchema>
@@ -24,7 +26,11 @@ export type Env = Static<typeof envSchema>
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
   'METRICS_AUTH_TOKEN',
   'LOG_HTTP_AUTH_TOKEN',
+  ...SCANNER_SECRET_VARIABLES,
 ])
 
 /** URL variables that may carry credentials: shown only through `withoutCredentials`. */
-export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>(['LOG_HTTP_ENDPOINT'])
+export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
+  'LOG_HTTP_ENDPOINT',
+  'S3_ENDPOINT',
+])
