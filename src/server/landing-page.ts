@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto'
+import type { UsageSnapshot } from '../scanner/snapshot.js'
 import type { ExporterStatus } from './status.js'
+
+/** How many buckets the page lists (the largest). */
+const TOP_BUCKETS = 10
 
 export interface LandingPageInput {
   readonly version: string
@@ -12,8 +16,8 @@ export interface LandingPageInput {
 }
 
 /**
- * The landing page: what runs, the state of each source, each drive with a capacity bar. Built
- * from the exporter's last scrape and scan; self-contained HTML (no script, no external file).
+ * The landing page: what runs, the state of each source, each drive with a capacity bar, the
+ * largest buckets and the last scan. Built from the exporter's last scrape and scan; self-contained HTML (no script, no external file).
  */
 export function renderLandingPage(input: LandingPageInput): string {
   const { status } = input
@@ -62,6 +66,10 @@ ${status
 <h2>Drives</h2>
 ${renderDrives(input, text)}
 </section>
+<section id="buckets">
+<h2>Buckets</h2>
+${renderBuckets(status.usage(), input.nowMs, text)}
+</section>
 </body>
 </html>
 `
@@ -92,11 +100,42 @@ ${rows.join('\n')}
 </table>`
 }
 
+function renderBuckets(
+  snapshot: UsageSnapshot | undefined,
+  nowMs: number,
+  text: (value: string) => string,
+): string {
+  if (!snapshot) return '<p class="note">No usage snapshot yet: the first scan is running.</p>'
+  const measured = snapshot.buckets.filter((bucket) => bucket.usage)
+  const failed = snapshot.buckets.filter((bucket) => !bucket.scanSuccess).length
+  const summary = `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> <span class="state ${snapshot.sourceUp ? 'ok' : 'bad'}">${snapshot.sourceUp ? 'up' : 'down'}</span>; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>`
+  if (measured.length === 0) return `${summary}\n<p class="note">No bucket measured.</p>`
+  const largest = [...measured]
+    .sort((a, b) => (b.usage?.bytes ?? 0) - (a.usage?.bytes ?? 0) || a.name.localeCompare(b.name))
+    .slice(0, TOP_BUCKETS)
+  const rows = largest.map((bucket) => {
+    const usage = bucket.usage
+    const newest = usage?.newestModifiedSeconds
+    return `<tr data-bucket="${text(bucket.name)}"><td><code>${text(bucket.name)}</code></td><td>${formatBytes(usage?.bytes ?? 0)}</td><td>${usage?.objects ?? 0}</td><td>${newest === undefined ? '' : `${formatAge(nowMs / 1000 - newest)} ago`}</td><td class="state ${bucket.scanSuccess ? 'ok' : 'bad'}">${bucket.scanSuccess ? 'ok' : 'failed'}</td></tr>`
+  })
+  const caption =
+    measured.length > TOP_BUCKETS ? `The ${TOP_BUCKETS} largest of ${measured.length}.` : 'Largest first.'
+  return `${summary}
+<table>
+<caption>${caption}</caption>
+<thead><tr><th>Bucket</th><th>Size</th><th>Objects</th><th>Newest object</th><th>Last scan</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`
+}
+
 const STYLE = `
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
 h1 { margin-bottom: .2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #eee; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { color: #666; } dd { margin: 0; }
+caption { text-align: left; color: #666; }
 meter { width: 12rem; height: 1rem; vertical-align: middle; }
 .state.ok { color: #1a7f37; } .state.bad { color: #cf222e; } .state.unknown, .note { color: #666; }
 `

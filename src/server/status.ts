@@ -1,5 +1,6 @@
 import type { DriveState } from '../collectors/drive-probe.js'
 import type { CollectorOutcome } from '../collectors/runner.js'
+import type { UsageSnapshot } from '../scanner/snapshot.js'
 
 /** One configured drive and what the last scrape found (undefined before the first scrape). */
 export interface DriveStatus {
@@ -18,4 +19,6 @@ export interface ExporterStatus {
   drives(): readonly DriveStatus[]
   /** Readiness checks not passing yet. */
   waitingFor(): readonly string[]
+  /** The bucket scanner's last snapshot; undefined until the first scan (or state file). */
+  usage(): UsageSnapshot | undefined
 }

@@ -8,12 +8,14 @@ import { VERSION } from '../../src/version.js'
 import { chromiumSkipReason, launchChromium, visibleText } from '../support/chromium.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { sampleValue } from '../support/exposition.js'
+import { fillBucket, S3RVER_KEYS, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
 /** The landing page as a user sees it: opened in headless Chromium, read through the DOM. */
 describe('the landing page in a real browser', { skip: chromiumSkipReason() }, () => {
   let scratch: string
   let drive: string
   let missingDrive: string
+  let s3rver: S3rverProcess
   let exporter: RunningExporter
   let browser: Browser
   let page: Page
@@ -24,7 +26,14 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     drive = join(scratch, 'disk1')
     missingDrive = join(scratch, 'disk2')
     await mkdir(drive)
-    exporter = await startExporter({ DRIVES: `${drive},${missingDrive}` })
+    s3rver = await startS3rver()
+    await fillBucket(s3rver.client, 'photos', [
+      { key: 'a.jpg', size: 1000 },
+      { key: 'b.jpg', size: 2000 },
+      { key: 'c/d.jpg', size: 3000 },
+    ])
+    await fillBucket(s3rver.client, 'backups', [{ key: 'db.dump', size: 10 }])
+    exporter = await startExporter({ ...s3rver.exporterEnv, DRIVES: `${drive},${missingDrive}` })
     browser = await launchChromium()
     page = await browser.newPage()
     // Whatever the browser refuses (a style the Content-Security-Policy blocks) is reported here.
@@ -36,6 +45,7 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
   after(async () => {
     await browser?.close()
     await exporter?.close()
+    await s3rver?.stop()
     await rm(scratch, { recursive: true, force: true })
   })
 
@@ -50,6 +60,40 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.equal(await visibleText(page.locator('tr[data-collector="drives"] .state')), 'not run yet')
   })
 
+  test('the largest buckets and the last scan, with the figures of the store', async () => {
+    await page.goto(`${exporter.baseUrl}/`)
+    assert.match(
+      await visibleText(page.locator('#last-scan')),
+      /^Source s3 up; last scan finished \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago\); 2 bucket\(s\), 0 failing\.$/,
+    )
+    const rows = await page
+      .locator('#buckets tbody tr')
+      .evaluateAll((elements) =>
+        elements.map((element) =>
+          [...(element as unknown as { cells: Iterable<{ textContent: string }> }).cells].map(
+            (cell) => cell.textContent,
+          ),
+        ),
+      )
+    assert.deepEqual(
+      rows.map((cells) => [cells[0], cells[1], cells[2], cells[4]]),
+      [
+        ['photos', '5.9 KiB', '3', 'ok'],
+        ['backups', '10 B', '1', 'ok'],
+      ],
+    )
+    assert.match(rows[0]?.[3] ?? '', /^\d+ s ago$/)
+  })
+
+  test('no credential appears on the page', async () => {
+    // s3rver accepts only its own key pair (both `S3RVER`), so that is what the exporter holds.
+    assert.equal(exporter.config.S3_SECRET_ACCESS_KEY, S3RVER_KEYS.secretAccessKey)
+    await page.goto(`${exporter.baseUrl}/`)
+    const html = await page.content()
+    assert.ok(html.includes('photos'), 'the page did not render')
+    assert.ok(!html.includes(S3RVER_KEYS.secretAccessKey), 'a key is on the page')
+  })
+
   test('after a scrape: build info, source state, and each drive with a capacity bar of the scraped figures', async () => {
     const scrape = await exporter.scrape()
     await page.reload()
@@ -59,6 +103,7 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.match(build, /Metric namespace\s+objstore/)
     assert.match(build, /Ready\s+yes/)
     assert.equal(await visibleText(page.locator('tr[data-collector="drives"] .state')), 'ok')
+    assert.equal(await visibleText(page.locator('tr[data-collector="usage"] .state')), 'ok')
 
     // The bar is a <meter> of used bytes against total bytes, exactly what the scrape served.
     const meter = page.locator(`tr[data-drive="${drive}"] meter`)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
 
@@ -12,6 +13,7 @@ function status(overrides: Partial<ExporterStatus> = {}): ExporterStatus {
     collectors: () => [],
     drives: () => [],
     waitingFor: () => [],
+    usage: () => undefined,
     ...overrides,
   }
 }
@@ -100,4 +102,48 @@ test('byte and age formatting', () => {
   assert.equal(formatAge(600), '10 min')
   assert.equal(formatAge(3 * 3600), '3 h')
   assert.equal(formatAge(5 * 86400), '5 d')
+})
+
+test('buckets: the ten largest first, with the last scan, and a note before the first snapshot', () => {
+  assert.match(render(status()), /No usage snapshot yet: the first scan is running/)
+  const buckets: BucketRecord[] = Array.from({ length: 12 }, (_, index) => ({
+    name: `bucket-${String(index).padStart(2, '0')}`,
+    usage: { bytes: index * 1024, objects: index, newestModifiedSeconds: Date.UTC(2026, 0, 1) / 1000 - 3600 },
+    scanSuccess: index !== 11,
+    scanDurationSeconds: 0.1,
+  }))
+  buckets.push({ name: 'never-measured', scanSuccess: false, scanDurationSeconds: 1 })
+  const page = render(
+    status({
+      usage: () => ({
+        sourceName: 's3',
+        sourceId: 's3:http://store',
+        sourceUp: true,
+        completedAtMs: Date.UTC(2026, 0, 1, 0, 3),
+        buckets,
+      }),
+    }),
+  )
+  assert.match(
+    page,
+    /Source <code>s3<\/code> <span class="state ok">up<\/span>; last scan finished <time datetime="2026-01-01T00:03:00Z">[^<]+<\/time> \(2 min ago\); 13 bucket\(s\), 2 failing\./,
+  )
+  assert.match(page, /<caption>The 10 largest of 12\.<\/caption>/)
+  const listed = [...page.matchAll(/data-bucket="([^"]+)"/g)].map((match) => match[1])
+  assert.deepEqual(listed, [
+    'bucket-11',
+    'bucket-10',
+    'bucket-09',
+    'bucket-08',
+    'bucket-07',
+    'bucket-06',
+    'bucket-05',
+    'bucket-04',
+    'bucket-03',
+    'bucket-02',
+  ])
+  assert.match(
+    page,
+    /<tr data-bucket="bucket-11"><td><code>bucket-11<\/code><\/td><td>11\.0 KiB<\/td><td>11<\/td><td>65 min ago<\/td><td class="state bad">failed<\/td><\/tr>/,
+  )
 })
