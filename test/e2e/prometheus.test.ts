@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { catalogue, type FamilyKey, familyKeys, fullName } from '../../src/metrics/catalogue.js'
 import { startExporter } from '../support/exporter.js'
@@ -20,12 +20,17 @@ import {
 } from '../support/promql.js'
 import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 import { type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js'
+import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
+import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
 /**
- * Two exporters scraped by one real Prometheus (every second, each through a proxy that keeps
+ * Four exporters scraped by one real Prometheus (every second, each through a proxy that keeps
  * every scrape body) with the shipped alert rules loaded, then asked through Prometheus's HTTP
  * API what a user's Prometheus and Grafana would ask:
- * - `fs`: drives (two folders and a missing one);
+ * - `fs`: a real data directory of bucket folders, and drives (two folders and a missing one);
+ * - `s3rver`: a real S3 server (s3rver) with buckets and objects;
+ * - `xml`: an S3 endpoint answering the versions and multipart listings s3rver lacks with the
+ *   XML AWS documents (SCAN_VERSIONS=true), so version and upload panels have data;
  * - `logs`: shipping its log to a real HTTP receiver, so the log-target panels have data.
  */
 
@@ -35,6 +40,7 @@ const ALERTS = join(REPO_ROOT, 'config/alerts.yml')
 const dashboard: unknown = JSON.parse(
   readFileSync(join(REPO_ROOT, 'grafana/dashboards/objstore-exporter.json'), 'utf8'),
 )
+const HOUR = 3600
 
 /**
  * Families no source in this test emits, and why. A panel query naming one is reported as
@@ -43,10 +49,7 @@ const dashboard: unknown = JSON.parse(
 const NOT_EMITTED_HERE: Partial<Record<FamilyKey, string>> = {
   bucketQuotaTotalBytes: 'a source that knows bucket quotas (none of fs, s3 does)',
 }
-const NOT_EMITTED_GROUPS: Partial<Record<(typeof catalogue)[FamilyKey]['group'], string>> = {
-  usage: 'the bucket scanner (issue 3, not on main yet)',
-  scanner: 'the bucket scanner (issue 3, not on main yet)',
-}
+const NOT_EMITTED_GROUPS: Partial<Record<(typeof catalogue)[FamilyKey]['group'], string>> = {}
 
 interface Target {
   readonly name: string
@@ -57,20 +60,56 @@ interface Target {
 describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason() }, () => {
   let scratch: string
   let missingDrive: string
+  let backupTime: number
+  let startedSeconds: number
+  let s3rver: S3rverProcess
+  let xmlStore: XmlStore
   let receiver: LogReceiver
   const targets: Target[] = []
   let prometheus: RunningPrometheus
   const target = (name: string) => targets.find((candidate) => candidate.name === name) as Target
 
   before(async () => {
+    startedSeconds = Math.floor(Date.now() / 1000)
     scratch = await mkdtemp(join(tmpdir(), 'objstore-e2e-'))
     const drives = [join(scratch, 'disk1'), join(scratch, 'disk2')]
     for (const drive of drives) await mkdir(drive)
     // A third configured drive that does not exist: offline, so ObjstoreDriveOffline has a case.
     missingDrive = join(scratch, 'disk3')
 
+    // fs: `logs` with three files, `backups` whose newest file is 30 hours old (past the 26 h
+    // threshold config/alerts.yml sets for a bucket named `backups`).
+    const dataDir = join(scratch, 'data')
+    backupTime = Math.floor(Date.now() / 1000) - 30 * HOUR
+    await writeFiles(
+      join(dataDir, 'logs'),
+      { 'a.log': 100, 'b.log': 2000, 'sub/c.log': 70000 },
+      1_700_000_000,
+    )
+    await writeFiles(join(dataDir, 'backups'), { 'db.dump': 5000 }, backupTime)
+
+    s3rver = await startS3rver()
+    await fillBucket(s3rver.client, 'photos', [
+      { key: 'a.jpg', size: 1000 },
+      { key: 'b.jpg', size: 2000 },
+      { key: 'c/d.jpg', size: 3000 },
+    ])
+    xmlStore = await startXmlStore([VERSIONED_BUCKET], 1000)
+
     const exporters: Array<[string, Record<string, string>]> = [
-      ['fs', { DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],
+      ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],
+      ['s3rver', { ...s3rver.exporterEnv }],
+      [
+        'xml',
+        {
+          BUCKETS_SOURCE: 's3',
+          S3_ENDPOINT: xmlStore.endpoint,
+          S3_FORCE_PATH_STYLE: 'true',
+          S3_ACCESS_KEY_ID: 'test',
+          S3_SECRET_ACCESS_KEY: 'test',
+          SCAN_VERSIONS: 'true',
+        },
+      ],
     ]
     for (const [name, env] of exporters) {
       const exporter = await startExporter(env)
@@ -112,6 +151,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       await close()
     }
     await receiver?.close()
+    await xmlStore?.close()
+    await s3rver?.stop()
     await rm(scratch, { recursive: true, force: true })
   })
 
@@ -120,6 +161,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.deepEqual(up.map((sample) => [sample.metric.source_kind, sample.value]).sort(), [
       ['fs', 1],
       ['logs', 1],
+      ['s3rver', 1],
+      ['xml', 1],
     ])
   })
 
@@ -145,7 +188,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       )
       compared.add(name)
     }
-    // Every family some source here emits went through.
+    // Every family some source here emits went through (quota families excepted).
     const expected = familyKeys
       .filter((key) => !NOT_EMITTED_HERE[key] && !NOT_EMITTED_GROUPS[catalogue[key].group])
       .map((key) => fullName(NAMESPACE, key) + (catalogue[key].type === 'histogram' ? '_count' : ''))
@@ -171,6 +214,47 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.equal(usable?.value, Math.floor((rawTotal * 2) / 3))
   })
 
+  test('bucket figures in Prometheus are those of the data directory, s3rver and the XML store', async () => {
+    const figures = async (family: string) =>
+      Object.fromEntries(
+        (await prometheus.query(`${NAMESPACE}_${family}{job="${JOB}"}`)).map((sample) => [
+          sample.metric.bucket,
+          sample.value,
+        ]),
+      )
+    assert.deepEqual(await figures('bucket_usage_total_bytes'), {
+      logs: 72100,
+      backups: 5000,
+      photos: 6000,
+      versioned: 100,
+    })
+    assert.deepEqual(await figures('bucket_usage_object_total'), {
+      logs: 3,
+      backups: 1,
+      photos: 3,
+      versioned: 1,
+    })
+    const { photos: photosNewest, ...newest } = await figures('bucket_newest_object_timestamp_seconds')
+    assert.deepEqual(newest, {
+      logs: 1_700_000_000,
+      backups: backupTime,
+      versioned: Date.parse('2026-03-02T00:00:00Z') / 1000,
+    })
+    // s3rver stamps objects when they are written, during this test's set-up.
+    assert.ok(Math.abs((photosNewest ?? 0) - startedSeconds) < 600, `photos newest ${photosNewest}`)
+    assert.deepEqual(await figures('bucket_usage_version_total'), { versioned: 4 })
+    assert.deepEqual(await figures('bucket_usage_deletemarker_total'), { versioned: 1 })
+    assert.deepEqual(await figures('bucket_noncurrent_bytes'), { versioned: 80 })
+    assert.deepEqual(await figures('bucket_multipart_uploads_incomplete'), { versioned: 2 })
+    assert.deepEqual(await figures('bucket_multipart_oldest_initiated_timestamp_seconds'), {
+      versioned: Date.parse('2026-02-01T00:00:00Z') / 1000,
+    })
+    const [median] = await prometheus.query(
+      `histogram_quantile(0.5, sum by (le) (${NAMESPACE}_bucket_object_size_bytes_bucket{bucket="photos"}))`,
+    )
+    assert.ok(median && median.value > 1000 && median.value <= 4096, `median ${median?.value}`)
+  })
+
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
     const shipped = readRules(ALERTS)
     const rules = await eventually('every rule evaluated', 20_000, async () => {
@@ -192,21 +276,36 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     )
   })
 
-  test('real alerts: the offline drive is pending, the exporter is quiet', async () => {
-    const alerts = await eventually('ObjstoreDriveOffline pending', 20_000, async () => {
-      const data = await prometheus.api<{ alerts: Array<{ labels: Record<string, string>; state: string }> }>(
-        'alerts',
-      )
-      return data.alerts.some((alert) => alert.labels.alertname === 'ObjstoreDriveOffline')
-        ? data.alerts
-        : undefined
-    })
+  test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
+    const alerts = await eventually(
+      'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
+      20_000,
+      async () => {
+        const data = await prometheus.api<{
+          alerts: Array<{
+            labels: Record<string, string>
+            annotations: Record<string, string>
+            state: string
+          }>
+        }>('alerts')
+        const names = new Set(data.alerts.map((alert) => alert.labels.alertname))
+        return names.has('ObjstoreDriveOffline') && names.has('ObjstoreBucketBackupStale')
+          ? data.alerts
+          : undefined
+      },
+    )
+    const named = (name: string) => alerts.filter((alert) => alert.labels.alertname === name)
     assert.deepEqual(
-      alerts
-        .filter((alert) => alert.labels.alertname === 'ObjstoreDriveOffline')
-        .map((alert) => [alert.labels.drive, alert.labels.severity, alert.state]),
+      named('ObjstoreDriveOffline').map((alert) => [alert.labels.drive, alert.labels.severity, alert.state]),
       [[missingDrive, 'critical', 'pending']],
     )
+    const [stale, ...others] = named('ObjstoreBucketBackupStale')
+    assert.equal(others.length, 0, 'only the bucket with a threshold is watched')
+    assert.deepEqual(
+      [stale?.labels.bucket, stale?.labels.source_kind, stale?.state],
+      ['backups', 'fs', 'firing'],
+    )
+    assert.match(stale?.annotations.summary ?? '', /^No new object in bucket backups for 1d 6h \d+m \d+s$/)
     // Space alerts depend on this machine's disk; the exporter's own health must be clean.
     const exporterGroup = new Set(
       readRules(ALERTS)
@@ -221,7 +320,6 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test('every dashboard variable finds values', async () => {
     for (const variable of variableQueries(dashboard)) {
-      if (notEmittedHere(metricNames(fillGrafanaVariables(variable.selector)))) continue
       const values = await prometheus.api<string[]>(`label/${variable.label}/values`, {
         'match[]': fillGrafanaVariables(variable.selector),
       })
@@ -290,4 +388,33 @@ function valueIn(scrape: ParsedExposition, name: string, labels: Readonly<Record
   const [value, ...more] = valuesIn(scrape, name, labels)
   assert.ok(value !== undefined && more.length === 0, `${name}${JSON.stringify(labels)} not served`)
   return value
+}
+
+/** Writes files of the given sizes below `folder`, all last modified at `mtimeSeconds`. */
+async function writeFiles(
+  folder: string,
+  files: Record<string, number>,
+  mtimeSeconds: number,
+): Promise<void> {
+  for (const [relativePath, size] of Object.entries(files)) {
+    const path = join(folder, relativePath)
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, Buffer.alloc(size))
+    await utimes(path, mtimeSeconds, mtimeSeconds)
+  }
+}
+
+/** Two keys: k1 with a current 100 B version over a 50 B one; k2 deleted (a marker over 30 B). */
+const VERSIONED_BUCKET: StoredBucket = {
+  name: 'versioned',
+  versions: [
+    { key: 'k1', versionId: 'v2', isLatest: true, lastModified: new Date('2026-03-02T00:00:00Z'), size: 100 },
+    { key: 'k1', versionId: 'v1', isLatest: false, lastModified: new Date('2026-03-01T00:00:00Z'), size: 50 },
+    { key: 'k2', versionId: 'v4', isLatest: true, lastModified: new Date('2026-03-04T00:00:00Z') },
+    { key: 'k2', versionId: 'v3', isLatest: false, lastModified: new Date('2026-03-03T00:00:00Z'), size: 30 },
+  ],
+  uploads: [
+    { key: 'big.iso', uploadId: 'u1', initiated: new Date('2026-02-01T00:00:00Z') },
+    { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z') },
+  ],
 }

@@ -18,19 +18,7 @@ const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8')
 const DEFAULT_PORT = envSchema.properties.PORT.default
 const VARIABLES = new Set(Object.keys(envSchema.properties))
 
-/** Variables the scanner branch (issue 3) declares; the compose file and manifests already use them. */
-const DECLARED_BY_SCANNER = new Set([
-  'BUCKETS_SOURCE',
-  'S3_ENDPOINT',
-  'S3_REGION',
-  'S3_FORCE_PATH_STYLE',
-  'S3_ACCESS_KEY_ID',
-  'S3_SECRET_ACCESS_KEY',
-  'SCAN_INTERVAL_SECONDS',
-  'STATE_FILE',
-  'SHARD',
-])
-const isVariable = (name: string) => VARIABLES.has(name) || DECLARED_BY_SCANNER.has(name)
+const isVariable = (name: string) => VARIABLES.has(name)
 
 // ---------------------------------------------------------------------------------------- Dockerfile
 
