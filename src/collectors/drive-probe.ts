@@ -43,8 +43,8 @@ export class DriveProbe {
   async probe(path: string, timeoutMs: number): Promise<DriveState> {
     const since = this.#pending.get(path)
     if (since !== undefined) {
-      const seconds = ((Date.now() - since) / 1000).toFixed(1)
-      return { online: false, reason: `statfs has not returned for ${seconds}s (drive hung?)` }
+      // Stable text (no running clock in it), so the offline reason is logged once, not per scrape.
+      return { online: false, reason: `statfs pending since ${new Date(since).toISOString()} (drive hung?)` }
     }
     this.#pending.set(path, Date.now())
     const call = this.#statfs(path).finally(() => this.#pending.delete(path))

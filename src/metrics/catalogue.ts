@@ -8,7 +8,13 @@
  * MinIO-compatible names. Families MinIO lacks use Prometheus base units.
  */
 
-export type MetricType = 'gauge' | 'counter' | 'histogram'
+/**
+ * `untyped` is used only for MinIO's count families whose names end in `_total` although they are
+ * not counters (`cluster_drive_total`, `bucket_usage_object_total`, ...): keeping MinIO's names
+ * keeps MinIO dashboards working, and declaring them untyped rather than gauge is what keeps
+ * `promtool check metrics` clean (it rejects `_total` on gauges) without claiming counter semantics.
+ */
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'untyped'
 
 export interface FamilyDefinition {
   /** Name without the namespace prefix. Counters end in `_total`. */
@@ -83,19 +89,19 @@ export const catalogue = {
   ),
   clusterDriveOnlineTotal: family(
     'drives',
-    'gauge',
+    'untyped',
     'cluster_drive_online_total',
     [],
     'Number of drives online.',
   ),
   clusterDriveOfflineTotal: family(
     'drives',
-    'gauge',
+    'untyped',
     'cluster_drive_offline_total',
     [],
     'Number of drives offline.',
   ),
-  clusterDriveTotal: family('drives', 'gauge', 'cluster_drive_total', [], 'Number of configured drives.'),
+  clusterDriveTotal: family('drives', 'untyped', 'cluster_drive_total', [], 'Number of configured drives.'),
   clusterCapacityRawTotalBytes: family(
     'drives',
     'gauge',
@@ -128,7 +134,7 @@ export const catalogue = {
   // Bucket usage (MinIO v2 names), from the background scanner's last snapshot.
   clusterBucketTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'cluster_bucket_total',
     [],
     'Number of buckets measured in the last usage snapshot.',
@@ -142,21 +148,21 @@ export const catalogue = {
   ),
   clusterUsageObjectTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'cluster_usage_object_total',
     [],
     'Current objects, summed over measured buckets.',
   ),
   clusterUsageVersionTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'cluster_usage_version_total',
     [],
     'Object versions, summed over buckets scanned with versions.',
   ),
   clusterUsageDeletemarkerTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'cluster_usage_deletemarker_total',
     [],
     'Delete markers, summed over buckets scanned with versions.',
@@ -170,21 +176,21 @@ export const catalogue = {
   ),
   bucketUsageObjectTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'bucket_usage_object_total',
     ['bucket'],
     'Current objects in the bucket.',
   ),
   bucketUsageVersionTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'bucket_usage_version_total',
     ['bucket'],
     'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
   ),
   bucketUsageDeletemarkerTotal: family(
     'usage',
-    'gauge',
+    'untyped',
     'bucket_usage_deletemarker_total',
     ['bucket'],
     'Delete markers in the bucket (SCAN_VERSIONS).',
@@ -361,7 +367,9 @@ export const catalogue = {
 export type Catalogue = typeof catalogue
 export type FamilyKey = keyof Catalogue
 /** The label set a family requires, typed from its declaration. */
-export type LabelsOf<K extends FamilyKey> = { readonly [L in Catalogue[K]['labels'][number]]: string }
+export type LabelsOf<K extends FamilyKey> = Catalogue[K]['labels'] extends readonly []
+  ? Readonly<Record<string, never>>
+  : { readonly [L in Catalogue[K]['labels'][number]]: string }
 export type FamilyKeyOfType<T extends MetricType> = {
   [K in FamilyKey]: Catalogue[K]['type'] extends T ? K : never
 }[FamilyKey]

@@ -38,7 +38,11 @@ export class MetricSet {
   readonly #values = new Map<FamilyKey, GaugeSample[]>()
   readonly #histograms = new Map<FamilyKey, HistogramSample[]>()
 
-  set<K extends FamilyKeyOfType<'gauge' | 'counter'>>(key: K, labels: LabelsOf<K>, value: number): void {
+  set<K extends FamilyKeyOfType<'gauge' | 'counter' | 'untyped'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    value: number,
+  ): void {
     checkLabels(key, labels)
     let samples = this.#values.get(key)
     if (!samples) {

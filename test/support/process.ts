@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
+const TSX = import.meta.resolve('tsx')
+
+export interface ExporterProcess {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  readonly exited: Promise<number | string>
+  /** Waits (bounded) until stdout contains `text`. */
+  waitForOutput(text: string | RegExp, timeoutMs?: number): Promise<void>
+  kill(signal?: NodeJS.Signals): void
+}
+
+/**
+ * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
+ * `env` plus PATH: what an operator gets from `npm start`.
+ */
+export function startExporterProcess(env: Record<string, string>, cwd: string): ExporterProcess {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8')
+  })
+  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string)
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async waitForOutput(text, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      const matches = () => (typeof text === 'string' ? out.includes(text) : text.test(out))
+      while (!matches()) {
+        if (child.exitCode !== null) throw new Error(`exporter exited (${child.exitCode}): ${err}`)
+        if (Date.now() > deadline)
+          throw new Error(`no ${String(text)} on stdout within ${timeoutMs} ms: ${out}${err}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    },
+    kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    },
+  }
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict'
+import type { StatsFs } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { capacityOf, DriveProbe, statfs } from '../../src/collectors/drive-probe.js'
+
+test('a real directory is online with the numbers statfs gives', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-drive-'))
+  try {
+    const state = await new DriveProbe().probe(folder, 5000)
+    assert.equal(state.online, true)
+    if (!state.online) return
+    const expected = capacityOf(await statfs(folder))
+    assert.equal(state.capacity.totalBytes, expected.totalBytes)
+    assert.ok(state.capacity.totalBytes > 0)
+    assert.ok(state.capacity.freeBytes <= state.capacity.totalBytes)
+    assert.equal(state.capacity.usedInodes, state.capacity.totalInodes - state.capacity.freeInodes)
+  } finally {
+    await rm(folder, { recursive: true, force: true })
+  }
+})
+
+test('a missing path is offline with the errno as reason', async () => {
+  const state = await new DriveProbe().probe('/nonexistent/objstore/drive', 5000)
+  assert.deepEqual(state, { online: false, reason: 'statfs failed: ENOENT' })
+})
+
+test('capacity arithmetic: used counts root-reserved blocks, free does not', () => {
+  const stats = {
+    bsize: 4096,
+    blocks: 1000,
+    bfree: 300,
+    bavail: 250,
+    files: 500,
+    ffree: 120,
+    type: 0,
+  } as StatsFs
+  assert.deepEqual(capacityOf(stats), {
+    totalBytes: 4096000,
+    freeBytes: 1024000,
+    usedBytes: 2867200,
+    totalInodes: 500,
+    freeInodes: 120,
+    usedInodes: 380,
+  })
+})
+
+test('a hung statfs is reported offline and not called again until it returns', async () => {
+  // Simulates a dead network mount: the call neither resolves nor rejects until we say so.
+  let calls = 0
+  let release: ((stats: StatsFs) => void) | undefined
+  const hungStatfs = (_path: string) => {
+    calls++
+    if (calls === 1) return new Promise<StatsFs>((resolve) => (release = resolve))
+    return statfs(tmpdir())
+  }
+  const probe = new DriveProbe(hungStatfs)
+  const first = await probe.probe('/mnt/nfs', 20)
+  assert.deepEqual(first, { online: false, reason: 'statfs did not return within 20 ms' })
+  const second = await probe.probe('/mnt/nfs', 20)
+  assert.equal(second.online, false)
+  assert.match(
+    second.online ? '' : second.reason,
+    /^statfs pending since \d{4}-\d\d-\d\dT[\d:.]+Z \(drive hung\?\)$/,
+  )
+  assert.equal(calls, 1, 'no second call while the first is pending')
+  assert.ok(probe.pending.has('/mnt/nfs'))
+  release?.(await statfs(tmpdir()))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(probe.pending.size, 0)
+  const third = await probe.probe('/mnt/nfs', 5000)
+  assert.equal(third.online, true)
+  assert.equal(calls, 2)
+})

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { catalogue, familyKeys } from '../../src/metrics/catalogue.js'
+import { MetricSet, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
+
+test('catalogue: names are unique, valid and counters end in _total', () => {
+  const names = familyKeys.map((key) => catalogue[key].name)
+  assert.equal(new Set(names).size, names.length)
+  for (const key of familyKeys) {
+    const { name, type, help, labels } = catalogue[key]
+    assert.match(name, /^[a-z_][a-z0-9_]*$/, key)
+    assert.ok(help.length > 10, `${key} has help`)
+    if (name.endsWith('_total')) assert.notEqual(type, 'gauge', `${key}: promtool rejects _total on a gauge`)
+    if (type === 'counter') assert.ok(name.endsWith('_total'), `${key}: a counter ends in _total`)
+    for (const label of labels) assert.match(label, /^[a-z_][a-z0-9_]*$/, `${key} label ${label}`)
+  }
+})
+
+test('a family is emitted under the namespace only when it has samples, in catalogue order', () => {
+  const set = new MetricSet()
+  set.set('clusterDriveTotal', {}, 2)
+  set.set('nodeDriveOnline', { drive: '/b' }, 0)
+  set.set('nodeDriveOnline', { drive: '/a' }, 1)
+  const families = set.toExposition('minio')
+  assert.deepEqual(
+    families.map((family) => family.name),
+    ['minio_node_drive_online', 'minio_cluster_drive_total'],
+  )
+  assert.equal(families[0]?.samples.length, 2)
+})
+
+test('labels that differ from the declaration are refused at emission', () => {
+  const set = new MetricSet()
+  assert.throws(
+    // @ts-expect-error: the type system refuses it too; this checks the runtime guard.
+    () => set.set('nodeDriveOnline', { disk: '/a' }, 1),
+    UndeclaredLabelsError,
+  )
+  assert.throws(
+    // @ts-expect-error: an extra label.
+    () => set.set('clusterDriveTotal', { drive: '/a' }, 1),
+    UndeclaredLabelsError,
+  )
+})
+
+test('a histogram becomes cumulative _bucket samples with +Inf, _sum and _count', () => {
+  const set = new MetricSet()
+  set.histogram(
+    'bucketObjectSizeBytes',
+    { bucket: 'photos' },
+    { upperBounds: [1024, 1048576], cumulativeCounts: [2, 3], sum: 5000000, count: 4 },
+  )
+  const [family] = set.toExposition('objstore')
+  assert.equal(family?.type, 'histogram')
+  assert.deepEqual(
+    family?.samples.map((sample) => [sample.name, Object.fromEntries(sample.labels).le ?? '', sample.value]),
+    [
+      ['objstore_bucket_object_size_bytes_bucket', '1024', 2],
+      ['objstore_bucket_object_size_bytes_bucket', '1048576', 3],
+      ['objstore_bucket_object_size_bytes_bucket', '+Inf', 4],
+      ['objstore_bucket_object_size_bytes_sum', '', 5000000],
+      ['objstore_bucket_object_size_bytes_count', '', 4],
+    ],
+  )
+})

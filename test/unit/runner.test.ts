@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import pino from 'pino'
+import { CollectorRunner } from '../../src/collectors/runner.js'
+import type { Collector } from '../../src/collectors/types.js'
+
+const silent = pino({ level: 'silent' })
+
+const healthy: Collector = {
+  name: 'healthy',
+  collect(out) {
+    out.set('clusterDriveTotal', {}, 3)
+  },
+}
+
+test('a throwing collector loses only its own samples and shows success 0', async () => {
+  const throwing: Collector = {
+    name: 'throwing',
+    collect(out) {
+      out.set('clusterBucketTotal', {}, 7)
+      throw new Error('source exploded')
+    },
+  }
+  const set = await new CollectorRunner([healthy, throwing], silent).run(1000)
+  assert.deepEqual(
+    set.samples('clusterDriveTotal').map((s) => s.value),
+    [3],
+  )
+  assert.deepEqual(set.samples('clusterBucketTotal'), [], 'a failed collector contributes nothing')
+  const success = Object.fromEntries(
+    set.samples('scrapeCollectorSuccess').map((s) => [s.labels.collector, s.value]),
+  )
+  assert.deepEqual(success, { healthy: 1, throwing: 0 })
+})
+
+test('a collector that never resolves is cut off at the budget and aborted', async () => {
+  let aborted = false
+  const hanging: Collector = {
+    name: 'hanging',
+    collect(_out, signal) {
+      signal.addEventListener('abort', () => {
+        aborted = true
+      })
+      return new Promise(() => {})
+    },
+  }
+  const set = await new CollectorRunner([healthy, hanging], silent).run(50)
+  assert.equal(aborted, true)
+  const byName = (family: 'scrapeCollectorSuccess' | 'scrapeCollectorDurationSeconds') =>
+    Object.fromEntries(set.samples(family).map((s) => [s.labels.collector, s.value]))
+  assert.deepEqual(byName('scrapeCollectorSuccess'), { healthy: 1, hanging: 0 })
+  assert.ok((byName('scrapeCollectorDurationSeconds').hanging ?? 0) >= 0.045, 'duration covers the wait')
+  assert.deepEqual(
+    set.samples('clusterDriveTotal').map((s) => s.value),
+    [3],
+  )
+})
+
+test('failures are logged on change of state, not on every scrape', async () => {
+  const lines: Array<{ msg: string }> = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) })
+  let fail = true
+  const flaky: Collector = {
+    name: 'flaky',
+    collect() {
+      if (fail) throw new Error('down')
+    },
+  }
+  const runner = new CollectorRunner([flaky], logger)
+  await runner.run(1000)
+  await runner.run(1000)
+  await runner.run(1000)
+  fail = false
+  await runner.run(1000)
+  await runner.run(1000)
+  assert.deepEqual(
+    lines.map((line) => line.msg),
+    ['collector failed', 'collector recovered'],
+  )
+})
