@@ -32,6 +32,8 @@ export interface RgwCluster {
   readonly region: string
   /** The temporary folder holding the cluster (removed by stop). */
   readonly dir: string
+  /** Pids of the daemons still running (monitor, OSD, radosgw), in start order. */
+  daemonPids(): number[]
   /** Runs radosgw-admin against this cluster and returns its stdout (for quotas and the like). */
   radosgwAdmin(args: readonly string[]): Promise<string>
   /** Stops every daemon (reverse start order, by pid) and removes the folder. Idempotent. */
@@ -372,6 +374,7 @@ export async function startRgwCluster(options: RgwClusterOptions = {}): Promise<
       secretAccessKey,
       region: 'us-east-1',
       dir,
+      daemonPids: () => daemons.filter((d) => !d.exited && d.child.pid).map((d) => d.child.pid as number),
       radosgwAdmin,
       stop,
     }
@@ -411,7 +414,14 @@ async function stopDaemon(daemon: Daemon): Promise<void> {
     if (daemon.exited) resolve()
     daemon.child.once('exit', () => resolve())
   })
-  const within = (ms: number) => Promise.race([exited.then(() => true), sleep(ms).then(() => false)])
+  const within = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms)
+      void exited.then(() => {
+        clearTimeout(timer)
+        resolve(true)
+      })
+    })
   try {
     daemon.child.kill('SIGTERM')
   } catch {}
