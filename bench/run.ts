@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process'
+import { readdir } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
+
+/**
+ * `npm run bench`: runs every bench/*.bench.ts in its own process (so memory figures are not
+ * mixed), streams its output, then prints one table of all rows. `npm run bench -- scrape` runs
+ * only benches whose file name contains "scrape". Exit code 1 when a target was missed.
+ */
+const folder = fileURLToPath(new URL('.', import.meta.url))
+const filter = process.argv[2] ?? ''
+const files = (await readdir(folder))
+  .filter((name) => name.endsWith('.bench.ts') && name.includes(filter))
+  .sort()
+const rows: BenchRow[] = []
+for (const file of files) {
+  process.stdout.write(`\n== ${file}\n`)
+  const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', `${folder}${file}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8')
+    process.stdout.write(chunk)
+  })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const resultLine = output.split('\n').find((line) => line.startsWith(RESULT_PREFIX))
+  if (code !== 0 || !resultLine) {
+    rows.push({ name: file, figure: 'crashed', baseline: '-', ratio: null, target: 'runs', pass: false })
+    continue
+  }
+  rows.push(...(JSON.parse(resultLine.slice(RESULT_PREFIX.length)) as BenchRow[]))
+}
+process.stdout.write(`\n== summary\n${formatTable(rows)}\n`)
+process.exitCode = rows.every((row) => row.pass) ? 0 : 1

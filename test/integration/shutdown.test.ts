@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Collector } from '../../src/collectors/types.js'
+import { rawGet, startExporter } from '../support/exporter.js'
+import { sampleValue } from '../support/exposition.js'
+
+test('closing lets an in-flight scrape finish, then refuses new connections', async () => {
+  let started: (() => void) | undefined
+  const scrapeStarted = new Promise<void>((resolve) => (started = resolve))
+  const slow: Collector = {
+    name: 'slow',
+    async collect(out) {
+      started?.()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      out.set('clusterBucketTotal', {}, 42)
+    },
+  }
+  const exporter = await startExporter({}, { extraCollectors: [slow] })
+  const inFlight = exporter.scrape()
+  await scrapeStarted
+  const closing = exporter.close()
+  const scrape = await inFlight
+  assert.equal(
+    sampleValue(scrape, 'objstore_cluster_bucket_total'),
+    42,
+    'the in-flight scrape completed whole',
+  )
+  await closing
+  await assert.rejects(rawGet(`${exporter.baseUrl}/healthz`), /ECONNREFUSED/)
+})
