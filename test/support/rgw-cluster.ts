@@ -10,7 +10,16 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { accessSync, closeSync, constants, openSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -250,6 +259,17 @@ async function waitFor<T>(
  */
 export async function startRgwCluster(options: RgwClusterOptions = {}): Promise<RgwCluster> {
   await ensureCephPackages()
+  try {
+    return await startOnce(options)
+  } catch (error) {
+    // The free ports are picked before the daemons bind them; another process may take one in
+    // between, and the daemon exits. One more try on fresh ports.
+    if (!(error instanceof Error && error.cause instanceof DaemonExited)) throw error
+    return await startOnce(options)
+  }
+}
+
+async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000)
   const dir = await mkdtemp(join(tmpdir(), 'objstore-rgw-'))
   const daemons: Daemon[] = []
@@ -319,6 +339,14 @@ export async function startRgwCluster(options: RgwClusterOptions = {}): Promise<
     await run('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v2:127.0.0.1:${monPort}]`, monmap])
     await run('ceph-mon', ['-c', conf, '-i', 'a', '--mkfs', '--monmap', monmap])
     const mon = startDaemon('mon.a', 'ceph-mon', ['-i', 'a'])
+    // Its admin socket appears once it runs; a monitor that cannot bind its port exits instead.
+    await waitFor(
+      'the monitor to start',
+      deadline,
+      async () => (existsSync(join(dir, 'run', 'mon.a.asok')) ? true : undefined),
+      stillRunning(mon),
+      50,
+    )
 
     // OSD: registered with the monitor (waits for it to answer), mkfs, start, wait for up+in.
     const osdUuid = randomUUID()
