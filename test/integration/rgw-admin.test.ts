@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3'
+import {
+  AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3'
 import {
   categoryUsage,
   RGW_MAIN,
@@ -86,6 +92,36 @@ describe('RGW admin API client against Ceph RGW', { timeout: 15 * 60_000 }, () =
     assert.equal(main.objects, multipart.currentObjects + multipart.incompleteParts)
     assert.equal(categoryUsage(stats, RGW_MULTIMETA).objects, multipart.incompleteUploads.length)
     assert.equal(multipart.incompleteUploads.length, 2)
+  })
+
+  it('drops an aborted upload and its parts from the counters at once', async () => {
+    await writer.createBucket('aborting')
+    await writer.put('aborting', 'kept.txt', 500)
+    const upload = await writer.s3.send(new CreateMultipartUploadCommand({ Bucket: 'aborting', Key: 'big' }))
+    await writer.s3.send(
+      new UploadPartCommand({
+        Bucket: 'aborting',
+        Key: 'big',
+        UploadId: upload.UploadId,
+        PartNumber: 1,
+        Body: Buffer.alloc(7000, 1),
+      }),
+    )
+    const during = await client.bucketStats('aborting')
+    assert.deepEqual(
+      [categoryUsage(during, RGW_MAIN).sizeBytes, categoryUsage(during, RGW_MULTIMETA).objects],
+      [500 + 7000, 1],
+    )
+    await writer.s3.send(
+      new AbortMultipartUploadCommand({ Bucket: 'aborting', Key: 'big', UploadId: upload.UploadId }),
+    )
+    const after = await client.bucketStats('aborting')
+    assert.equal(categoryUsage(after, RGW_MAIN).sizeBytes, 500)
+    assert.equal(categoryUsage(after, RGW_MAIN).objects, 1)
+    assert.equal(categoryUsage(after, RGW_MULTIMETA).objects, 0)
+    await writer.delete('aborting', 'kept.txt')
+    await writer.s3.send(new DeleteBucketCommand({ Bucket: 'aborting' }))
+    writer.buckets.delete('aborting')
   })
 
   it('sees a bucket created and one deleted between two calls', async () => {
