@@ -1,8 +1,13 @@
+import type { Duplex } from 'node:stream'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import type { ExporterRegistry } from './metrics/registry.js'
+import type { BearerToken } from './security/bearer-token.js'
+import type { HttpsOptions } from './security/server-security.js'
+import { bearerAuth } from './server/plugins/bearer-auth.js'
+import { securityHeaders } from './server/plugins/security-headers.js'
 import type { Readiness } from './server/readiness.js'
 import { healthRoutes } from './server/routes/health.js'
 import { landingRoute } from './server/routes/landing.js'
@@ -13,22 +18,37 @@ export interface AppDependencies {
   readonly logger: Logger
   readonly registry: ExporterRegistry
   readonly readiness: Readiness
+  /** Serve HTTPS with these (given at construction: Fastify cannot add TLS later). */
+  readonly https?: HttpsOptions | undefined
+  /** Require this bearer token on every route but the probes. */
+  readonly token?: BearerToken | undefined
 }
+
+/** Every route serves GET (and HEAD); any other method on a known path is a 405. */
+const ALLOWED_METHODS = 'GET, HEAD'
 
 /** The HTTP app without listening: tests drive it with inject() or listen on port 0 themselves. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config } = deps
-  const app = Fastify({
+  const options = {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Scrapes are logged by Prometheus already; per-request lines would only be noise.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    forceCloseConnections: 'idle',
-  })
+    forceCloseConnections: 'idle' as const,
+  }
+  // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes
+  // and plugins never touch the raw server, and the TLS reloader gets it as a tls.Server.
+  const app = (deps.https
+    ? Fastify({ ...options, https: deps.https })
+    : Fastify(options)) as unknown as FastifyInstance
+  app.server.on('connect', refuseConnect)
+  await app.register(securityHeaders)
   await app.register(underPressure, {
     maxEventLoopDelay: config.MAX_EVENT_LOOP_DELAY_MS,
     retryAfter: 10,
   })
+  if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(healthRoutes, { readiness: deps.readiness })
   await app.register(landingRoute, { metricsPath: config.METRICS_PATH })
   await app.register(metricsRoute, {
@@ -36,5 +56,26 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     registry: deps.registry,
     scrapeTimeoutSeconds: config.SCRAPE_TIMEOUT_SECONDS,
   })
+  // The default 404 echoes the method and path back; say less, and tell a wrong method apart.
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    if (request.method !== 'GET' && app.hasRoute({ method: 'GET', url: path }))
+      return reply
+        .code(405)
+        .header('Allow', ALLOWED_METHODS)
+        .send({ statusCode: 405, error: 'Method Not Allowed', message: `allowed: ${ALLOWED_METHODS}` })
+    return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: 'no such page; see /' })
+  })
   return app
+}
+
+/**
+ * Node hands CONNECT requests to a 'connect' listener and, with none, drops the socket without a
+ * word. We are no proxy: answer 405 and close.
+ */
+function refuseConnect(_request: unknown, socket: Duplex): void {
+  socket.on('error', () => socket.destroy())
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALLOWED_METHODS}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+  )
 }

@@ -1,5 +1,5 @@
 import { type Config, ConfigError, loadConfig } from './config/load.js'
-import { createExporter } from './exporter.js'
+import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { VERSION } from './version.js'
 
@@ -9,20 +9,24 @@ async function main(): Promise<void> {
   try {
     config = loadConfig(process.env)
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    // One line per bad variable, no stack trace: this is the operator's mistake, not ours.
-    for (const line of error.lines)
-      process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
-    process.exit(2)
+    refuseConfiguration(error)
   }
   const logging = createLogger(config)
   const { logger } = logging
-  const exporter = await createExporter(config, { logger })
+  let exporter: Exporter
+  try {
+    exporter = await createExporter(config, { logger })
+  } catch (error) {
+    // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.
+    refuseConfiguration(error)
+  }
   await exporter.app.listen({ host: config.HOST, port: config.PORT })
   logger.info(
     {
       version: VERSION,
-      address: `http://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
+      address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
+      authentication:
+        config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
       drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
     },
@@ -53,6 +57,13 @@ async function main(): Promise<void> {
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/** One line per bad variable, no stack trace, exit 2: this is the operator's mistake, not ours. */
+function refuseConfiguration(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error
+  for (const line of error.lines) process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
+  process.exit(2)
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,8 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { checkRequirements } from './requirements.js'
 import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
-import type { PropertySchema } from './schema-helpers.js'
+import { type PropertySchema, patternMeaning } from './schema-helpers.js'
 
 /** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
 export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
@@ -32,9 +33,11 @@ export interface LoadOptions {
 export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
   const dotenvPath = options.dotenvPath ?? '.env'
   // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
+  // Blank counts as empty: Ajv would otherwise coerce "  " to the number 0 and accept it.
   const data = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
   )
+  const infinite = infiniteNumbers(data)
   let raw: Env
   try {
     raw = envSchemaLoader<Env>({
@@ -46,14 +49,36 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
   } catch (error) {
     const errors = (error as { errors?: AjvError[] }).errors
     if (!errors) throw error
-    throw new ConfigError(describeErrors(errors, data))
+    throw new ConfigError([...infinite, ...describeErrors(errors, data)])
   }
+  if (infinite.length > 0) throw new ConfigError(infinite)
   return checkRelations(raw)
+}
+
+/**
+ * Ajv coerces "Infinity" and "1e400" to Infinity, and then skips minimum and maximum (they only
+ * compare finite numbers), so `PORT=1e400` would pass. Numbers must be finite; refuse those here.
+ */
+function infiniteNumbers(data: Record<string, string | undefined>): string[] {
+  const lines: string[] = []
+  for (const [name, property] of Object.entries(envSchema.properties as Record<string, PropertySchema>)) {
+    const value = data[name]
+    if (value === undefined || (property.type !== 'number' && property.type !== 'integer')) continue
+    const number = Number(value)
+    if (number === Number.POSITIVE_INFINITY || number === Number.NEGATIVE_INFINITY)
+      lines.push(badValueLine(name, property, value))
+  }
+  return lines
+}
+
+function badValueLine(name: string, property: PropertySchema, value: string | undefined): string {
+  const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(value ?? '')
+  return `${name}=${shown}: expected ${describeExpected(property)}`
 }
 
 /** Rules that span variables, which a per-property schema cannot state. */
 function checkRelations(raw: Env): Config {
-  const problems: string[] = []
+  const problems: string[] = checkRequirements(raw)
   let drives: string[] = []
   try {
     drives = expandDriveList(raw.DRIVES === '' ? raw.DATA_DIR : raw.DRIVES)
@@ -79,8 +104,12 @@ function describeErrors(errors: readonly AjvError[], data: Record<string, string
     if (!name || lines.has(name)) continue
     const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
     const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(data[name] ?? '')
-    const expected = property ? describeExpected(property) : (error.message ?? 'a valid value')
-    lines.set(name, `${name}=${shown}: expected ${expected}`)
+    lines.set(
+      name,
+      property
+        ? badValueLine(name, property, data[name])
+        : `${name}=${shown}: expected ${error.message ?? 'a valid value'}`,
+    )
   }
   return [...lines.values()]
 }
@@ -101,7 +130,7 @@ export function describeExpected(schema: PropertySchema): string {
     case 'boolean':
       return 'true or false'
     default:
-      if (schema.pattern) return `a string matching ${schema.pattern}`
+      if (schema.pattern) return patternMeaning(schema.pattern) ?? `a string matching ${schema.pattern}`
       if (schema.minLength) return 'a non-empty string'
       return 'a string'
   }

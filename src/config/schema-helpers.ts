@@ -20,3 +20,16 @@ export type PropertySchema = TSchema & {
   default?: unknown
   description?: string
 }
+
+const patternMeanings = new Map<string, string>()
+
+/** A pattern with the words that explain it in an error line, instead of the bare regex. */
+export function describedPattern(pattern: string, meaning: string): string {
+  patternMeanings.set(pattern, meaning)
+  return pattern
+}
+
+/** The words registered for `pattern` by describedPattern, if any. */
+export function patternMeaning(pattern: string): string | undefined {
+  return patternMeanings.get(pattern)
+}

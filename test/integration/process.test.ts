@@ -1,26 +1,16 @@
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { parseExposition, sampleValue } from '../support/exposition.js'
-import { startExporterProcess } from '../support/process.js'
+import { freePort, startExporterProcess } from '../support/process.js'
 
 let cwd: string
 before(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'objstore-process-'))
 })
 after(() => rm(cwd, { recursive: true, force: true }))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 test('bad configuration: one line per bad variable, no stack trace, non-zero exit', async (t) => {
   const process = startExporterProcess({ PORT: 'abc', LOG_MODE: 'loud', EC_PARITY: 'x' }, cwd)

@@ -26,7 +26,9 @@ export class CapturedLogs extends Writable {
 export interface RunningExporter {
   readonly exporter: Exporter
   readonly config: Config
+  /** `http://127.0.0.1:PORT`, or `https://` when the configuration turns TLS on. */
   readonly baseUrl: string
+  readonly port: number
   readonly logs: CapturedLogs
   scrape(headers?: Record<string, string>): Promise<ParsedExposition>
   close(): Promise<void>
@@ -35,6 +37,7 @@ export interface RunningExporter {
 /**
  * Starts the whole exporter in-process on a free loopback port, configured from `env` exactly as
  * main.ts would (DATA_DIR defaults to a fresh temporary folder). Logs are captured as JSON.
+ * Throws what createExporter throws (a ConfigError for a bad token or TLS file).
  */
 export async function startExporter(
   env: Record<string, string> = {},
@@ -49,15 +52,22 @@ export async function startExporter(
   )
   const logs = new CapturedLogs()
   const logger = pino({ level: config.LOG_LEVEL }, logs)
-  const exporter = await createExporter(config, { ...options, logger })
+  let exporter: Exporter
+  try {
+    exporter = await createExporter(config, { ...options, logger })
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true })
+    throw error
+  }
   await exporter.app.listen({ host: '127.0.0.1', port: 0 })
   const address = exporter.app.server.address()
   if (!address || typeof address === 'string') throw new Error('exporter did not bind a TCP port')
-  const baseUrl = `http://127.0.0.1:${address.port}`
+  const baseUrl = `${exporter.scheme}://127.0.0.1:${address.port}`
   return {
     exporter,
     config,
     baseUrl,
+    port: address.port,
     logs,
     async scrape(headers = {}) {
       const response = await fetch(`${baseUrl}${config.METRICS_PATH}`, { headers })

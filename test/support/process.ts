@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
@@ -54,4 +55,14 @@ export function startExporterProcess(env: Record<string, string>, cwd: string): 
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     },
   }
+}
+
+/** A TCP port free on 127.0.0.1 right now, for a child process that must be told its port. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
 }

@@ -1,8 +1,16 @@
 import { Type } from '@sinclair/typebox'
+import { describedPattern } from '../schema-helpers.js'
 
 /** HTTP server and exposition settings. */
 export const serverEnv = {
-  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Address to listen on.' }),
+  HOST: Type.String({
+    default: '0.0.0.0',
+    pattern: describedPattern(
+      '^[A-Za-z0-9._:%-]+$',
+      'a host name or IP address (`0.0.0.0`, `::`, `127.0.0.1`)',
+    ),
+    description: 'Address to listen on.',
+  }),
   PORT: Type.Integer({
     default: 9786,
     minimum: 1,

@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import type { Readiness } from '../readiness.js'
 
-/** Liveness never waits on a source, and stays up under pressure so load never restarts the pod. */
+/**
+ * Liveness never waits on a source, and stays up under pressure so load never restarts the pod.
+ * Both probes are public (no bearer token): kubelet cannot send one, and they carry no data.
+ */
 export async function healthRoutes(app: FastifyInstance, options: { readiness: Readiness }): Promise<void> {
-  app.get('/healthz', { config: { pressureHandler: () => undefined } }, async () => ({ status: 'ok' }))
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', { config: { public: true, pressureHandler: () => undefined } }, async () => ({
+    status: 'ok',
+  }))
+  app.get('/readyz', { config: { public: true } }, async (_request, reply) => {
     const waitingFor = options.readiness.waitingFor()
     if (waitingFor.length > 0) return reply.code(503).send({ status: 'not ready', waitingFor })
     return { status: 'ready' }

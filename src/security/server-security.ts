@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises'
+import type { SecureContextOptions, Server as TlsServer } from 'node:tls'
+import type { Logger } from 'pino'
+import { type Config, ConfigError } from '../config/load.js'
+import { BearerToken, tokenFromFile } from './bearer-token.js'
+import { FilePoller, readFailure } from './file-poller.js'
+import { parseTlsMaterial, readTlsFiles, type TlsFiles, tlsPaths } from './tls-material.js'
+
+/** What the HTTPS server is constructed with. */
+export type HttpsOptions = SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean }
+
+/** Access control and transport security, loaded from the configuration and its files. */
+export interface ServerSecurity {
+  /** Set when TLS is on. */
+  readonly https: HttpsOptions | undefined
+  /** Set when a bearer token is required. */
+  readonly token: BearerToken | undefined
+  /** Starts re-reading the token and TLS files; `server` is the HTTPS server when TLS is on. */
+  watch(server: TlsServer | undefined): void
+  /** Stops re-reading. */
+  close(): Promise<void>
+}
+
+type SecurityConfig = Pick<
+  Config,
+  | 'METRICS_AUTH_TOKEN'
+  | 'METRICS_AUTH_TOKEN_FILE'
+  | 'TLS_CERT_FILE'
+  | 'TLS_KEY_FILE'
+  | 'TLS_CLIENT_CA_FILE'
+  | 'SECURITY_FILES_RELOAD_SECONDS'
+>
+
+/**
+ * Reads the token file and the TLS files once, at start: anything unreadable, empty, malformed or
+ * mismatched is a ConfigError (one line, exit 2). Later changes are applied by watch(); a bad later
+ * version is logged and the one in use stays, so a botched rotation never takes the exporter down.
+ */
+export async function loadServerSecurity(config: SecurityConfig, logger: Logger): Promise<ServerSecurity> {
+  const intervalMs = config.SECURITY_FILES_RELOAD_SECONDS * 1000
+  const pollers: FilePoller[] = []
+  const onProblem = (message: string) =>
+    logger.warn({ reason: message }, 'cannot read a security file again; what was read before stays in use')
+
+  let token: BearerToken | undefined
+  let tokenFileContent: Buffer | undefined
+  if (config.METRICS_AUTH_TOKEN !== '') token = new BearerToken(config.METRICS_AUTH_TOKEN)
+  const tokenFile = config.METRICS_AUTH_TOKEN_FILE
+  if (tokenFile !== '') {
+    tokenFileContent = await readFile(tokenFile).catch((error: unknown) => {
+      throw new ConfigError([`METRICS_AUTH_TOKEN_FILE="${tokenFile}": ${readFailure(error)}`])
+    })
+    token = new BearerToken(tokenFromFile(tokenFile, tokenFileContent))
+  }
+
+  const tlsFiles: TlsFiles | undefined =
+    config.TLS_CERT_FILE === ''
+      ? undefined
+      : {
+          certFile: config.TLS_CERT_FILE,
+          keyFile: config.TLS_KEY_FILE,
+          clientCaFile: config.TLS_CLIENT_CA_FILE,
+        }
+  let tlsContents: Buffer[] = []
+  let https: HttpsOptions | undefined
+  if (tlsFiles) {
+    tlsContents = await readTlsFiles(tlsFiles)
+    const material = parseTlsMaterial(tlsFiles, tlsContents)
+    const mutual = tlsFiles.clientCaFile !== ''
+    https = { ...material.context, requestCert: mutual, rejectUnauthorized: mutual }
+    logCertificate(logger, material.summary, mutual, 'TLS certificate loaded')
+  }
+
+  return {
+    https,
+    token,
+    watch(server) {
+      if (intervalMs === 0) return
+      if (token && tokenFileContent) {
+        const bearer = token
+        pollers.push(
+          new FilePoller({
+            paths: [tokenFile],
+            intervalMs,
+            initial: [tokenFileContent],
+            onProblem,
+            onChange: ([content = Buffer.alloc(0)]) => {
+              try {
+                bearer.replace(tokenFromFile(tokenFile, content))
+                logger.info({ file: tokenFile }, 'metrics token file changed; the new token is in use')
+              } catch (error) {
+                logger.warn(
+                  { reason: (error as Error).message },
+                  'metrics token file changed but cannot be used; the previous token stays in use',
+                )
+              }
+            },
+          }),
+        )
+      }
+      if (tlsFiles && server) {
+        pollers.push(
+          new FilePoller({
+            paths: tlsPaths(tlsFiles),
+            intervalMs,
+            initial: tlsContents,
+            onProblem,
+            onChange: (contents) => {
+              try {
+                const material = parseTlsMaterial(tlsFiles, contents)
+                server.setSecureContext(material.context)
+                logCertificate(
+                  logger,
+                  material.summary,
+                  tlsFiles.clientCaFile !== '',
+                  'TLS certificate reloaded',
+                )
+              } catch (error) {
+                logger.warn(
+                  { reason: (error as Error).message },
+                  'TLS files changed but cannot be used; the previous certificate stays in use',
+                )
+              }
+            },
+          }),
+        )
+      }
+    },
+    async close() {
+      await Promise.all(pollers.map((poller) => poller.close()))
+    },
+  }
+}
+
+function logCertificate(
+  logger: Logger,
+  summary: ReturnType<typeof parseTlsMaterial>['summary'],
+  mutual: boolean,
+  message: string,
+): void {
+  const expired = Date.parse(summary.validTo) <= Date.now()
+  const fields = { ...summary, mutualTls: mutual }
+  if (expired) logger.warn(fields, `${message}; it has EXPIRED, clients will refuse it`)
+  else logger.info(fields, message)
+}

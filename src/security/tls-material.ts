@@ -1,0 +1,118 @@
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { createSecureContext, type SecureContextOptions } from 'node:tls'
+import { ConfigError } from '../config/load.js'
+import { readFailure } from './file-poller.js'
+import { certificateBlocks, privateKeyBlocks } from './pem.js'
+
+export interface TlsFiles {
+  readonly certFile: string
+  readonly keyFile: string
+  /** Set for mutual TLS: clients must present a certificate these CAs signed. */
+  readonly clientCaFile: string
+}
+
+/** Validated material, ready for `https.createServer` or `server.setSecureContext`. */
+export interface TlsMaterial {
+  readonly context: SecureContextOptions
+  /** What the logs may say about the certificate (nothing secret). */
+  readonly summary: {
+    readonly subject: string
+    readonly validTo: string
+    readonly fingerprint256: string
+    readonly chainLength: number
+  }
+}
+
+/** The files' paths in a fixed order, as FilePoller reads them. */
+export function tlsPaths(files: TlsFiles): string[] {
+  return files.clientCaFile
+    ? [files.certFile, files.keyFile, files.clientCaFile]
+    : [files.certFile, files.keyFile]
+}
+
+/** Reads the TLS files; a file that cannot be read is a ConfigError naming its variable. */
+export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
+  const variables = ['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE']
+  return Promise.all(
+    tlsPaths(files).map((path, index) =>
+      readFile(path).catch((error: unknown) => {
+        throw new ConfigError([`${variables[index]}="${path}": ${readFailure(error)}`])
+      }),
+    ),
+  )
+}
+
+/**
+ * Checks the files' contents as a whole: certificate blocks (chain order kept), exactly one
+ * unencrypted private key that matches the leaf certificate, and CA blocks for mutual TLS. Throws
+ * a ConfigError with one line naming the variable at fault.
+ */
+export function parseTlsMaterial(files: TlsFiles, contents: readonly Buffer[]): TlsMaterial {
+  const [certText = '', keyText = '', caText] = contents.map((content) => content.toString('utf8'))
+  const where = (variable: string, path: string) => (reason: string) =>
+    new ConfigError([`${variable}="${path}": ${reason}`])
+  const certProblem = where('TLS_CERT_FILE', files.certFile)
+  const keyProblem = where('TLS_KEY_FILE', files.keyFile)
+  const caProblem = where('TLS_CLIENT_CA_FILE', files.clientCaFile)
+
+  const chain = certificateBlocks(certText)
+  const certificates = parseCertificates(chain, certProblem)
+  const leaf = certificates[0]
+  if (!leaf) throw certProblem('no CERTIFICATE block found')
+
+  const keys = privateKeyBlocks(keyText)
+  if (keys.length === 0) throw keyProblem('no PRIVATE KEY block found')
+  if (keys.length > 1) throw keyProblem(`holds ${keys.length} private keys; expected one`)
+  const keyPem = keys[0]?.pem ?? ''
+  const key = parsePrivateKey(keyPem, keyProblem)
+  if (!leaf.checkPrivateKey(key))
+    throw keyProblem('does not match the certificate in TLS_CERT_FILE (a key of another certificate?)')
+
+  const context: SecureContextOptions = { cert: chain.join(''), key: keyPem }
+  if (caText !== undefined) {
+    const authorities = certificateBlocks(caText)
+    if (authorities.length === 0) throw caProblem('no CERTIFICATE block found')
+    parseCertificates(authorities, caProblem)
+    context.ca = authorities
+  }
+  try {
+    // What the server will do with it, so a problem shows now rather than at the first handshake.
+    createSecureContext(context)
+  } catch (error) {
+    throw certProblem(`unusable (${(error as Error).message})`)
+  }
+  return {
+    context,
+    summary: {
+      subject: leaf.subject.replace(/\n/g, ', '),
+      validTo: new Date(leaf.validTo).toISOString(),
+      fingerprint256: leaf.fingerprint256,
+      chainLength: chain.length,
+    },
+  }
+}
+
+function parseCertificates(
+  blocks: readonly string[],
+  problem: (reason: string) => ConfigError,
+): X509Certificate[] {
+  return blocks.map((pem, index) => {
+    try {
+      return new X509Certificate(pem)
+    } catch (error) {
+      throw problem(`CERTIFICATE block ${index + 1} is not a valid certificate (${(error as Error).message})`)
+    }
+  })
+}
+
+function parsePrivateKey(pem: string, problem: (reason: string) => ConfigError): KeyObject {
+  if (/^-----BEGIN ENCRYPTED |^Proc-Type: 4,ENCRYPTED/m.test(pem))
+    throw problem('the private key is encrypted; give an unencrypted key')
+  try {
+    return createPrivateKey(pem)
+  } catch (error) {
+    // Node's message names the parsing step, never the key's bytes.
+    throw problem(`not a valid private key (${(error as Error).message})`)
+  }
+}
