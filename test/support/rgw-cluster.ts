@@ -21,9 +21,9 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from './process.js'
 
 /** Debian packages that bring every binary below. */
 export const CEPH_PACKAGES = ['ceph-mon', 'ceph-osd', 'radosgw', 'ceph-common'] as const
@@ -115,19 +115,6 @@ export async function ensureCephPackages(): Promise<void> {
   )
   const still = CEPH_BINARIES.filter((binary) => !onPath(binary))
   if (still.length > 0) throw new Error(`Ceph binaries still missing after install: ${still.join(', ')}`)
-}
-
-/** A port free on 127.0.0.1 right now (the daemon binds it moments later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => (port ? resolve(port) : reject(new Error('no free port'))))
-    })
-  })
 }
 
 function sleep(ms: number): Promise<void> {
