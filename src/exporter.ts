@@ -5,16 +5,22 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector } from './collectors/drives.js'
+import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
 import type { Collector } from './collectors/types.js'
+import { createUsageCollector } from './collectors/usage.js'
 import type { Config } from './config/load.js'
 import { ExporterRegistry } from './metrics/registry.js'
 import { RuntimeMetrics } from './metrics/runtime-metrics.js'
+import { createScannerFromConfig } from './scanner/index.js'
+import type { UsageScanner } from './scanner/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 
 export interface ExporterOptions {
   readonly logger: Logger
+  /** The HTTP log target's counters, when LOG_TARGETS includes http (logger_http_* families). */
+  readonly logDelivery?: LogDeliverySource
   /** Injected only to simulate hung or failing filesystems in tests. */
   readonly statfs?: StatfsFunction
   /** Extra collectors, for tests of isolation. */
@@ -24,6 +30,8 @@ export interface ExporterOptions {
 export interface Exporter {
   readonly app: FastifyInstance
   readonly readiness: Readiness
+  /** The background bucket-usage scanner (tests trigger scans with scanNow()). */
+  readonly scanner: UsageScanner
   /** `https` when TLS is on: what a scrape URL starts with. */
   readonly scheme: 'http' | 'https'
   /** Stops background work and the HTTP server; in-flight requests finish first. */
@@ -38,6 +46,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
+  const scanner = createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const collectors: Collector[] = [
     createDrivesCollector({
       drives: config.DRIVES,
@@ -46,6 +55,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       logger: logger.child({ collector: 'drives' }),
       ...(options.statfs ? { statfs: options.statfs } : {}),
     }),
+    createUsageCollector({ snapshot: () => scanner.snapshot }),
+    ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
   const runtime = new RuntimeMetrics()
@@ -55,6 +66,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     runtime,
   })
   const readiness = new Readiness()
+  readiness.add('usage snapshot', () => scanner.snapshot !== undefined)
   const app = await buildApp({
     config,
     logger,
@@ -65,13 +77,16 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
+  await scanner.start()
   return {
     app,
     readiness,
     scheme: security.https ? 'https' : 'http',
+    scanner,
     async close() {
       await security.close()
-      await app.close()
+      // Together: a running scan is aborted while in-flight scrapes finish.
+      await Promise.all([scanner.close(), app.close()])
       runtime.close()
     },
   }

@@ -1,4 +1,6 @@
+import { parseLogTargets } from './config/env/logging.js'
 import { type Config, ConfigError, loadConfig } from './config/load.js'
+import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { VERSION } from './version.js'
@@ -15,7 +17,10 @@ async function main(): Promise<void> {
   const { logger } = logging
   let exporter: Exporter
   try {
-    exporter = await createExporter(config, { logger })
+    exporter = await createExporter(config, {
+      logger,
+      ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+    })
   } catch (error) {
     // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.
     refuseConfiguration(error)
@@ -29,6 +34,8 @@ async function main(): Promise<void> {
         config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
       drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
+      logTargets: parseLogTargets(config.LOG_TARGETS),
+      ...(logging.httpDelivery ? { logEndpoint: withoutCredentials(config.LOG_HTTP_ENDPOINT) } : {}),
     },
     'objstore-exporter listening',
   )
@@ -45,7 +52,8 @@ async function main(): Promise<void> {
     forced.unref()
     exporter
       .close()
-      .then(() => logging.flush(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
+      // Entries queued for the HTTP log target get half the budget; the forced exit bounds the whole.
+      .then(() => logging.close(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
       .then(() => {
         clearTimeout(forced)
         process.exitCode = 0

@@ -1,8 +1,11 @@
 import envSchemaLoader from 'env-schema'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { logHttpProblems } from './env/log-http.js'
+import { scannerProblems } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
-import { type Env, envSchema, SECRET_VARIABLES } from './schema.js'
+import { CREDENTIAL_URL_VARIABLES, type Env, envSchema, SECRET_VARIABLES } from './schema.js'
 import { type PropertySchema, patternMeaning } from './schema-helpers.js'
+import { withoutCredentials } from './url-credentials.js'
 
 /** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
 export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
@@ -72,8 +75,7 @@ function infiniteNumbers(data: Record<string, string | undefined>): string[] {
 }
 
 function badValueLine(name: string, property: PropertySchema, value: string | undefined): string {
-  const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(value ?? '')
-  return `${name}=${shown}: expected ${describeExpected(property)}`
+  return `${name}=${shownValue(name, value ?? '')}: expected ${describeExpected(property)}`
 }
 
 /** Rules that span variables, which a per-property schema cannot state. */
@@ -93,6 +95,8 @@ function checkRelations(raw: Env): Config {
       `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
     )
   }
+  problems.push(...logHttpProblems(raw))
+  problems.push(...scannerProblems(raw))
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
 }
@@ -103,15 +107,20 @@ function describeErrors(errors: readonly AjvError[], data: Record<string, string
     const name = error.instancePath.replace(/^\//, '')
     if (!name || lines.has(name)) continue
     const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
-    const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(data[name] ?? '')
     lines.set(
       name,
       property
         ? badValueLine(name, property, data[name])
-        : `${name}=${shown}: expected ${error.message ?? 'a valid value'}`,
+        : `${name}=${shownValue(name, data[name] ?? '')}: expected ${error.message ?? 'a valid value'}`,
     )
   }
   return [...lines.values()]
+}
+
+/** A bad value as an error line may show it: secrets hidden, URLs without their credentials. */
+function shownValue(name: string, value: string): string {
+  if (SECRET_VARIABLES.has(name)) return '(value hidden)'
+  return JSON.stringify(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
 }
 
 /** Says in words what a property accepts, from the same schema that validated it. */

@@ -1,3 +1,4 @@
+import { parseLogTargets } from './env/logging.js'
 import type { Env } from './schema.js'
 
 /**
@@ -34,6 +35,24 @@ export const REQUIREMENTS: readonly Requirement[] = [
     when: 'TLS_CLIENT_CA_FILE is set (mutual TLS needs TLS)',
     applies: (env) => env.TLS_CLIENT_CA_FILE !== '',
     example: { TLS_CLIENT_CA_FILE: '/tls/ca.crt' },
+  },
+  {
+    variable: 'S3_SECRET_ACCESS_KEY',
+    when: 'S3_ACCESS_KEY_ID is set',
+    applies: (env) => env.S3_ACCESS_KEY_ID !== '',
+    example: { S3_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE' },
+  },
+  {
+    variable: 'S3_ACCESS_KEY_ID',
+    when: 'S3_SECRET_ACCESS_KEY is set',
+    applies: (env) => env.S3_SECRET_ACCESS_KEY !== '',
+    example: { S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
+  },
+  {
+    variable: 'LOG_HTTP_ENDPOINT',
+    when: 'LOG_TARGETS includes http',
+    applies: (env) => parseLogTargets(env.LOG_TARGETS).includes('http'),
+    example: { LOG_TARGETS: 'console+http' },
   },
 ]
 

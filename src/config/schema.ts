@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { drivesEnv } from './env/drives.js'
+import { logHttpEnv } from './env/log-http.js'
 import { loggingEnv } from './env/logging.js'
+import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
 
@@ -9,9 +11,26 @@ import { serverEnv } from './env/server.js'
  * TypeScript type and the README's configuration table all derive from this object. Each concern
  * keeps its variables in its own file under env/.
  */
-export const envSchema = Type.Object({ ...serverEnv, ...securityEnv, ...drivesEnv, ...loggingEnv })
+export const envSchema = Type.Object({
+  ...serverEnv,
+  ...securityEnv,
+  ...drivesEnv,
+  ...loggingEnv,
+  ...logHttpEnv,
+  ...scannerEnv,
+})
 
 export type Env = Static<typeof envSchema>
 
 /** Variables whose values are never echoed: not in error messages, logs or pages. */
-export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>(['METRICS_AUTH_TOKEN'])
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
+  'METRICS_AUTH_TOKEN',
+  'LOG_HTTP_AUTH_TOKEN',
+  ...SCANNER_SECRET_VARIABLES,
+])
+
+/** URL variables that may carry credentials: shown only through `withoutCredentials`. */
+export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
+  'LOG_HTTP_ENDPOINT',
+  'S3_ENDPOINT',
+])

@@ -10,3 +10,10 @@ export function effectiveLevel(level: LogLevel, mode: LogMode): LogLevel {
   if (mode !== 'quiet') return level
   return ORDER.indexOf(level) > ORDER.indexOf('warn') ? level : 'warn'
 }
+
+/** The level the logger itself needs so that every target gets what it accepts; silent for none. */
+export function lowestLevel(levels: readonly LogLevel[]): LogLevel {
+  let lowest: LogLevel = 'silent'
+  for (const level of levels) if (ORDER.indexOf(level) < ORDER.indexOf(lowest)) lowest = level
+  return lowest
+}

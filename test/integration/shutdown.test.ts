@@ -12,7 +12,7 @@ test('closing lets an in-flight scrape finish, then refuses new connections', as
     async collect(out) {
       started?.()
       await new Promise((resolve) => setTimeout(resolve, 300))
-      out.set('clusterBucketTotal', {}, 42)
+      out.set('bucketQuotaTotalBytes', { bucket: 'slow' }, 42)
     },
   }
   const exporter = await startExporter({}, { extraCollectors: [slow] })
@@ -21,7 +21,7 @@ test('closing lets an in-flight scrape finish, then refuses new connections', as
   const closing = exporter.close()
   const scrape = await inFlight
   assert.equal(
-    sampleValue(scrape, 'objstore_cluster_bucket_total'),
+    sampleValue(scrape, 'objstore_bucket_quota_total_bytes', { bucket: 'slow' }),
     42,
     'the in-flight scrape completed whole',
   )

@@ -36,8 +36,9 @@ export interface RunningExporter {
 
 /**
  * Starts the whole exporter in-process on a free loopback port, configured from `env` exactly as
- * main.ts would (DATA_DIR defaults to a fresh temporary folder). Logs are captured as JSON.
- * Throws what createExporter throws (a ConfigError for a bad token or TLS file).
+ * main.ts would (DATA_DIR defaults to a fresh temporary folder), and waits for its first usage
+ * snapshot. Logs are captured as JSON. Throws what createExporter throws (a ConfigError for a
+ * bad token or TLS file).
  */
 export async function startExporter(
   env: Record<string, string> = {},
@@ -63,6 +64,9 @@ export async function startExporter(
   const address = exporter.app.server.address()
   if (!address || typeof address === 'string') throw new Error('exporter did not bind a TCP port')
   const baseUrl = `${exporter.scheme}://127.0.0.1:${address.port}`
+  // Until the first usage snapshot, scrapes lack the usage families; tests compare scrapes, so
+  // they start from a settled exporter (an empty DATA_DIR scans in milliseconds).
+  await exporter.scanner.firstSnapshot()
   return {
     exporter,
     config,

@@ -1,0 +1,137 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pino from 'pino'
+import { median, report } from './support/report.js'
+
+/**
+ * fs scan against `du -sb` on the same generated tree of 200,000 files, in the same run, page
+ * cache warm for both (each measured after a warm-up pass; medians of five). The scan is the real
+ * one: the usage scanner with the fs source, as built for deployment (compiled with
+ * tsconfig.build.json into node_modules/.cache, as `npm run build` does into dist/), worker
+ * threads started afresh for each scan as in production. Built, because under tsx each walk
+ * thread first starts its own TypeScript loader (~150 ms), a cost deployments do not pay.
+ *
+ * Tree: one large bucket (120,000 files in 600 folders two levels deep) and eight of 10,000, so
+ * both the split of one bucket among threads and several buckets at once are exercised.
+ */
+
+const RUNS = 5
+const TARGET = 1.5
+
+function generate(root: string): { files: number; bytes: number } {
+  let files = 0
+  let bytes = 0
+  const write = (dir: string, count: number) => {
+    mkdirSync(dir, { recursive: true })
+    for (let index = 0; index < count; index++) {
+      const size = (files * 7919) % 4096
+      writeFileSync(join(dir, `object-${index}`), Buffer.alloc(size))
+      files++
+      bytes += size
+    }
+  }
+  for (let year = 0; year < 6; year++) {
+    for (let day = 0; day < 100; day++) write(join(root, 'big', `20${20 + year}`, `day-${day}`), 200)
+  }
+  for (let bucket = 0; bucket < 8; bucket++) {
+    for (let folder = 0; folder < 50; folder++) write(join(root, `bucket-${bucket}`, `prefix-${folder}`), 200)
+  }
+  return { files, bytes }
+}
+
+function timeDu(root: string): number {
+  const started = performance.now()
+  const result = spawnSync('du', ['-sb', root], { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`du failed: ${result.stderr}`)
+  return performance.now() - started
+}
+
+/** Inside the repository, so the compiled files resolve their imports against our node_modules. */
+const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/objstore-bench-build/', import.meta.url))
+
+type ScannerModule = typeof import('../src/scanner/scanner.js')
+type FsSourceModule = typeof import('../src/scanner/sources/fs.js')
+
+/** Compiles src/ as the build does, into a folder whose imports resolve against our node_modules. */
+async function buildScanner(): Promise<{
+  UsageScanner: ScannerModule['UsageScanner']
+  createFsSource: FsSourceModule['createFsSource']
+}> {
+  const repo = fileURLToPath(new URL('..', import.meta.url))
+  rmSync(BUILD_DIR, { recursive: true, force: true })
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      join(repo, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(repo, 'tsconfig.build.json'),
+      '--outDir',
+      BUILD_DIR,
+    ],
+    { encoding: 'utf8' },
+  )
+  if (tsc.status !== 0) throw new Error(`build failed: ${tsc.stdout}${tsc.stderr}`)
+  const scanner = (await import(join(BUILD_DIR, 'scanner/scanner.js'))) as ScannerModule
+  const fs = (await import(join(BUILD_DIR, 'scanner/sources/fs.js'))) as FsSourceModule
+  return { UsageScanner: scanner.UsageScanner, createFsSource: fs.createFsSource }
+}
+
+const { UsageScanner, createFsSource } = await buildScanner()
+
+async function timeScan(root: string, expected: { files: number; bytes: number }): Promise<number> {
+  const scanner = new UsageScanner({
+    source: createFsSource({ dataDir: root, threads: 4 }),
+    filter: () => true,
+    intervalMs: 3_600_000,
+    concurrency: 4,
+    timeoutMs: 600_000,
+    logger: pino({ level: 'silent' }),
+  })
+  const started = performance.now()
+  const snapshot = await scanner.scanNow()
+  const elapsed = performance.now() - started
+  await scanner.close()
+  const files = snapshot.buckets.reduce((sum, record) => sum + (record.usage?.objects ?? 0), 0)
+  const bytes = snapshot.buckets.reduce((sum, record) => sum + (record.usage?.bytes ?? 0), 0)
+  if (files !== expected.files || bytes !== expected.bytes) {
+    throw new Error(
+      `scan counted ${files} files / ${bytes} bytes, expected ${expected.files} / ${expected.bytes}`,
+    )
+  }
+  return elapsed
+}
+
+const root = mkdtempSync(join(tmpdir(), 'objstore-bench-fs-'))
+try {
+  process.stdout.write(`generating 200,000 files in ${root} ...\n`)
+  const expected = generate(root)
+  timeDu(root)
+  await timeScan(root, expected)
+  const du: number[] = []
+  const scan: number[] = []
+  for (let run = 0; run < RUNS; run++) {
+    du.push(timeDu(root))
+    scan.push(await timeScan(root, expected))
+  }
+  const figure = median(scan)
+  const baseline = median(du)
+  process.stdout.write(
+    `du -sb: ${du.map((ms) => ms.toFixed(0)).join(', ')} ms; scan: ${scan.map((ms) => ms.toFixed(0)).join(', ')} ms (${availableParallelism()} cores)\n`,
+  )
+  report([
+    {
+      name: `fs scan, ${expected.files.toLocaleString('en')} files`,
+      figure: `${figure.toFixed(0)} ms`,
+      baseline: `du -sb ${baseline.toFixed(0)} ms`,
+      ratio: figure / baseline,
+      target: `<= ${TARGET}x du`,
+      pass: figure / baseline <= TARGET,
+    },
+  ])
+} finally {
+  rmSync(root, { recursive: true, force: true })
+  rmSync(BUILD_DIR, { recursive: true, force: true })
+}

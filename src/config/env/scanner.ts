@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox'
+import { BucketFilterSyntaxError, parseGlobList, parseShard } from '../../scanner/bucket-filter.js'
+import { describedPattern, StringEnum } from '../schema-helpers.js'
+
+/** Usage sources a scan can read; each is one file under src/scanner/sources/. */
+export const USAGE_SOURCES = ['fs', 's3'] as const
+
+/** The background bucket-usage scanner, its bucket selection, and the S3 endpoint it may read. */
+export const scannerEnv = {
+  BUCKETS_SOURCE: StringEnum(USAGE_SOURCES, {
+    default: 'fs',
+    description:
+      'Where bucket usage comes from: `fs` (one folder per bucket under `DATA_DIR`) or `s3` (an S3-compatible endpoint).',
+  }),
+  SCAN_INTERVAL_SECONDS: Type.Number({
+    default: 300,
+    minimum: 1,
+    maximum: 604800,
+    description:
+      'Pause between the end of one usage scan and the start of the next (plus or minus 10% jitter). Scrapes never wait for a scan.',
+  }),
+  SCAN_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 256,
+    description: 'Buckets measured at once during a scan.',
+  }),
+  SCAN_TIMEOUT_SECONDS: Type.Number({
+    default: 900,
+    exclusiveMinimum: 0,
+    maximum: 86400,
+    description:
+      'Upper bound for measuring one bucket; a bucket that takes longer counts as failed for that scan.',
+  }),
+  SCAN_VERSIONS: Type.Boolean({
+    default: false,
+    description:
+      '`s3`: list object versions (ListObjectVersions) to report versions, delete markers and noncurrent bytes.',
+  }),
+  BUCKETS: Type.String({
+    default: '',
+    description:
+      'Comma-separated fixed bucket list, used instead of listing buckets (for credentials that may not call ListBuckets). Empty: every bucket.',
+  }),
+  BUCKETS_INCLUDE: Type.String({
+    default: '',
+    description:
+      'Comma-separated glob patterns (`*`, `?`, `[a-z]`, `[!x]`); when set, only matching buckets are measured.',
+  }),
+  BUCKETS_EXCLUDE: Type.String({
+    default: '',
+    description: 'Comma-separated glob patterns of buckets never measured (wins over `BUCKETS_INCLUDE`).',
+  }),
+  SHARD: Type.String({
+    default: '',
+    description:
+      '`i/n` (0 <= i < n): measure only the buckets whose FNV-1a 32-bit name hash modulo n is i, so n replicas split the buckets. Empty: all.',
+  }),
+  STATE_FILE: Type.String({
+    default: '',
+    description:
+      'File where the last usage snapshot is written after each scan and read at start, so a restart serves figures at once. Empty: none.',
+  }),
+  S3_ENDPOINT: Type.String({
+    default: '',
+    pattern: describedPattern('^(https?://.+)?$', 'an http:// or https:// URL'),
+    description: '`s3`: endpoint URL of the S3-compatible store (`http://minio:9000`). Empty: AWS S3.',
+  }),
+  S3_REGION: Type.String({
+    default: 'us-east-1',
+    minLength: 1,
+    description: '`s3`: region used to sign requests.',
+  }),
+  S3_FORCE_PATH_STYLE: Type.Boolean({
+    default: false,
+    description:
+      '`s3`: address buckets as `endpoint/bucket` instead of `bucket.endpoint` (most non-AWS stores need it).',
+  }),
+  S3_ACCESS_KEY_ID: Type.String({
+    default: '',
+    description:
+      '`s3`: access key; with `S3_SECRET_ACCESS_KEY`. Empty: the AWS SDK default chain (environment, profile, web identity, instance role).',
+  }),
+  S3_SECRET_ACCESS_KEY: Type.String({
+    default: '',
+    description: '`s3`: secret key, with `S3_ACCESS_KEY_ID`.',
+  }),
+}
+
+export const SCANNER_SECRET_VARIABLES = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
+
+interface ScannerVariables {
+  readonly BUCKETS_INCLUDE: string
+  readonly BUCKETS_EXCLUDE: string
+  readonly SHARD: string
+}
+
+/**
+ * Checks what the schema cannot: glob syntax and SHARD, one line each naming the variable. (The
+ * S3 key pair, each required with the other, is in ../requirements.ts.)
+ */
+export function scannerProblems(raw: ScannerVariables): string[] {
+  const problems: string[] = []
+  for (const name of ['BUCKETS_INCLUDE', 'BUCKETS_EXCLUDE'] as const) {
+    try {
+      parseGlobList(raw[name])
+    } catch (error) {
+      if (!(error instanceof BucketFilterSyntaxError)) throw error
+      problems.push(
+        `${name}=${JSON.stringify(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
+      )
+    }
+  }
+  try {
+    parseShard(raw.SHARD)
+  } catch (error) {
+    if (!(error instanceof BucketFilterSyntaxError)) throw error
+    problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
+  }
+  return problems
+}

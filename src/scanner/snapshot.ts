@@ -1,0 +1,43 @@
+import type { BucketUsage } from './sources/types.js'
+
+/** One bucket as the last scan left it. */
+export interface BucketRecord {
+  readonly name: string
+  /** The last good figures: from this scan when it succeeded, from an earlier one otherwise; absent if never measured. */
+  readonly usage?: BucketUsage
+  readonly scanSuccess: boolean
+  readonly scanDurationSeconds: number
+  /** When the bucket was last measured successfully, seconds since the epoch. */
+  readonly lastSuccessSeconds?: number
+}
+
+/**
+ * What scrapes serve: the result of the last completed scan (or the state file), immutable and
+ * replaced whole, never edited in place, so a scrape that runs during a scan reads a consistent
+ * view and anything derived from a snapshot (a rendered exposition) can be cached by identity.
+ */
+export interface UsageSnapshot {
+  /** The `source` label of source_up. */
+  readonly sourceName: string
+  /** UsageSource.id, to recognise a state file written for another store. */
+  readonly sourceId: string
+  /** Whether the source answered the scan (listed its buckets and measured at least one, if any). */
+  readonly sourceUp: boolean
+  /** When the scan finished, ms since the epoch. */
+  readonly completedAtMs: number
+  /** Sorted by name, each bucket once. */
+  readonly buckets: readonly BucketRecord[]
+}
+
+/** Freezes the snapshot and everything in it, so no holder can change what others read. */
+export function freezeSnapshot(snapshot: UsageSnapshot): UsageSnapshot {
+  return deepFreeze(snapshot)
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
+}

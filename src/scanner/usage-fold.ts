@@ -1,0 +1,135 @@
+import {
+  MINIO_SIZE_RANGES,
+  MINIO_VERSION_RANGES,
+  minioSizeSlot,
+  minioVersionSlot,
+  OBJECT_SIZE_BOUNDS,
+  sizeBoundSlot,
+} from './size-ranges.js'
+import type { BucketUsage, VersionUsage } from './sources/types.js'
+
+/**
+ * Folds current objects into a bucket's figures one at a time: memory is a few fixed arrays
+ * (plus one entry per storage class), whatever the number of objects, so a listing is folded page
+ * by page and never held.
+ */
+export class UsageAccumulator {
+  #bytes = 0
+  #objects = 0
+  readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
+  readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
+  #newestMs = Number.NEGATIVE_INFINITY
+  #oldestMs = Number.POSITIVE_INFINITY
+  readonly #storageClassBytes: Map<string, number> | undefined
+
+  /** `storageClasses`: whether the source knows storage classes (a filesystem does not). */
+  constructor(options: { storageClasses: boolean }) {
+    this.#storageClassBytes = options.storageClasses ? new Map() : undefined
+  }
+
+  /** One current object: its size, last-modified time (ms since the epoch), storage class. */
+  add(size: number, modifiedMs: number, storageClass?: string): void {
+    this.#bytes += size
+    this.#objects++
+    ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
+    ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
+    if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
+    if (modifiedMs < this.#oldestMs) this.#oldestMs = modifiedMs
+    if (this.#storageClassBytes) {
+      // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
+      const key = storageClass || 'STANDARD'
+      this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
+    }
+  }
+
+  finish(): BucketUsage {
+    const hasObjects = this.#objects > 0 && Number.isFinite(this.#newestMs)
+    return {
+      bytes: this.#bytes,
+      objects: this.#objects,
+      sizeHistogram: [...this.#sizeHistogram],
+      sizeRanges: [...this.#sizeRanges],
+      ...(hasObjects
+        ? { newestModifiedSeconds: this.#newestMs / 1000, oldestModifiedSeconds: this.#oldestMs / 1000 }
+        : {}),
+      ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
+    }
+  }
+}
+
+/** The version figures of a versioned listing, folded key by key. */
+export class VersionAccumulator {
+  #versions = 0
+  #deleteMarkers = 0
+  #noncurrentBytes = 0
+  readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
+
+  addVersion(options: { isLatest: boolean; size: number }): void {
+    this.#versions++
+    if (!options.isLatest) this.#noncurrentBytes += options.size
+  }
+
+  addDeleteMarker(): void {
+    this.#versions++
+    this.#deleteMarkers++
+  }
+
+  /**
+   * One key's history, once all its entries were seen: how many versions and delete markers it
+   * has, and whether its only entry is the `null` version of an unversioned write (MinIO's
+   * UNVERSIONED range).
+   */
+  addKey(entries: number, onlyNullVersion: boolean): void {
+    ;(this.#versionRanges[minioVersionSlot(onlyNullVersion ? 0 : entries)] as number)++
+  }
+
+  finish(): VersionUsage {
+    return {
+      versions: this.#versions,
+      deleteMarkers: this.#deleteMarkers,
+      noncurrentBytes: this.#noncurrentBytes,
+      versionRanges: [...this.#versionRanges],
+    }
+  }
+}
+
+/** Sums two partial figures of one bucket (parts of a walk done on different threads). */
+export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
+  const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
+  const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
+  const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes)
+  const sizeHistogram = addArrays(a.sizeHistogram, b.sizeHistogram)
+  const sizeRanges = addArrays(a.sizeRanges, b.sizeRanges)
+  return {
+    bytes: a.bytes + b.bytes,
+    objects: a.objects + b.objects,
+    ...(sizeHistogram ? { sizeHistogram } : {}),
+    ...(sizeRanges ? { sizeRanges } : {}),
+    ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
+    ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
+    ...(storageClassBytes ? { storageClassBytes } : {}),
+  }
+}
+
+function addArrays(a: readonly number[] | undefined, b: readonly number[] | undefined): number[] | undefined {
+  if (!a || !b) return a ? [...a] : b ? [...b] : undefined
+  return a.map((value, index) => value + (b[index] ?? 0))
+}
+
+function mergeRecords(
+  a: Readonly<Record<string, number>> | undefined,
+  b: Readonly<Record<string, number>> | undefined,
+): Record<string, number> | undefined {
+  if (!a && !b) return undefined
+  const out: Record<string, number> = { ...a }
+  for (const [key, value] of Object.entries(b ?? {})) out[key] = (out[key] ?? 0) + value
+  return out
+}
+
+function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b)
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+}

@@ -1,0 +1,157 @@
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describeS3Request, escapeXml, type S3Request, s3ErrorXml } from './s3-requests.js'
+
+/**
+ * A small S3 endpoint answering the listing calls with the XML documented by AWS
+ * (ListBuckets, ListObjectsV2, ListObjectVersions, ListMultipartUploads), from a described
+ * content, in pages of `pageSize`. It stands in for what s3rver lacks (versions, multipart
+ * listings) so the exporter's real SDK parsing and pagination run against documented responses.
+ */
+
+export interface StoredVersion {
+  readonly key: string
+  readonly versionId: string
+  readonly isLatest: boolean
+  readonly lastModified: Date
+  /** Absent for a delete marker. */
+  readonly size?: number
+  readonly storageClass?: string
+}
+
+export interface StoredUpload {
+  readonly key: string
+  readonly uploadId: string
+  readonly initiated: Date
+}
+
+export interface StoredBucket {
+  readonly name: string
+  /** Versions and delete markers, sorted by key, newest first within a key (S3's listing order). */
+  readonly versions: readonly StoredVersion[]
+  readonly uploads: readonly StoredUpload[]
+}
+
+export interface XmlStore {
+  readonly endpoint: string
+  readonly seen: S3Request[]
+  close(): Promise<void>
+}
+
+const NS = 'http://s3.amazonaws.com/doc/2006-03-01/'
+const OWNER =
+  '<Owner><ID>75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a</ID><DisplayName>mtd</DisplayName></Owner>'
+
+export async function startXmlStore(buckets: readonly StoredBucket[], pageSize: number): Promise<XmlStore> {
+  const seen: S3Request[] = []
+  const server: Server = createServer((incoming, outgoing) => {
+    incoming.resume()
+    const request = describeS3Request(incoming)
+    seen.push(request)
+    const bucket = buckets.find((candidate) => candidate.name === request.bucket)
+    const reply = (status: number, body: string) => {
+      outgoing.writeHead(status, { 'Content-Type': 'application/xml' })
+      outgoing.end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`)
+    }
+    if (request.operation === 'ListBuckets') return reply(200, listBuckets(buckets))
+    if (!bucket)
+      return reply(404, s3ErrorXml('NoSuchBucket', 'The specified bucket does not exist', incoming.url ?? ''))
+    const { query } = request
+    if (request.operation === 'ListObjectVersions') return reply(200, listVersions(bucket, query, pageSize))
+    if (request.operation === 'ListMultipartUploads') return reply(200, listUploads(bucket, query, pageSize))
+    if (request.operation === 'ListObjectsV2') return reply(200, listObjectsV2(bucket, query, pageSize))
+    reply(501, s3ErrorXml('NotImplemented', 'not implemented by the test store', incoming.url ?? ''))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    async close() {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
+
+function listBuckets(buckets: readonly StoredBucket[]): string {
+  const entries = buckets
+    .map(
+      (bucket) =>
+        `<Bucket><Name>${escapeXml(bucket.name)}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>`,
+    )
+    .join('')
+  return `<ListAllMyBucketsResult xmlns="${NS}">${OWNER}<Buckets>${entries}</Buckets></ListAllMyBucketsResult>`
+}
+
+/** GET /bucket?versions: entries after (key-marker, version-id-marker), Version and DeleteMarker elements. */
+function listVersions(bucket: StoredBucket, query: URLSearchParams, pageSize: number): string {
+  const keyMarker = query.get('key-marker') ?? ''
+  const versionIdMarker = query.get('version-id-marker') ?? ''
+  let start = 0
+  if (keyMarker) {
+    const at = bucket.versions.findIndex(
+      (entry) => entry.key === keyMarker && entry.versionId === versionIdMarker,
+    )
+    start = at >= 0 ? at + 1 : bucket.versions.findIndex((entry) => entry.key > keyMarker)
+    if (start < 0) start = bucket.versions.length
+  }
+  const page = bucket.versions.slice(start, start + pageSize)
+  const truncated = start + pageSize < bucket.versions.length
+  const last = page.at(-1)
+  const body = page
+    .map((entry) => {
+      const common = `<Key>${escapeXml(entry.key)}</Key><VersionId>${escapeXml(entry.versionId)}</VersionId><IsLatest>${entry.isLatest}</IsLatest><LastModified>${entry.lastModified.toISOString()}</LastModified>`
+      if (entry.size === undefined) return `<DeleteMarker>${OWNER}${common}</DeleteMarker>`
+      return `<Version>${common}<ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${entry.storageClass ?? 'STANDARD'}</StorageClass>${OWNER}</Version>`
+    })
+    .join('')
+  const next =
+    truncated && last
+      ? `<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextVersionIdMarker>${escapeXml(last.versionId)}</NextVersionIdMarker>`
+      : ''
+  return `<ListVersionsResult xmlns="${NS}"><Name>${escapeXml(bucket.name)}</Name><Prefix></Prefix><KeyMarker>${escapeXml(keyMarker)}</KeyMarker><VersionIdMarker>${escapeXml(versionIdMarker)}</VersionIdMarker>${next}<MaxKeys>${pageSize}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}</ListVersionsResult>`
+}
+
+/** GET /bucket?uploads: uploads after (key-marker, upload-id-marker). */
+function listUploads(bucket: StoredBucket, query: URLSearchParams, pageSize: number): string {
+  const keyMarker = query.get('key-marker') ?? ''
+  const uploadIdMarker = query.get('upload-id-marker') ?? ''
+  let start = 0
+  if (keyMarker) {
+    start =
+      bucket.uploads.findIndex((upload) => upload.key === keyMarker && upload.uploadId === uploadIdMarker) + 1
+  }
+  const page = bucket.uploads.slice(start, start + pageSize)
+  const truncated = start + pageSize < bucket.uploads.length
+  const last = page.at(-1)
+  const body = page
+    .map(
+      (upload) =>
+        `<Upload><Key>${escapeXml(upload.key)}</Key><UploadId>${escapeXml(upload.uploadId)}</UploadId><Initiator><ID>arn:aws:iam::111122223333:user/test</ID><DisplayName>test</DisplayName></Initiator>${OWNER}<StorageClass>STANDARD</StorageClass><Initiated>${upload.initiated.toISOString()}</Initiated></Upload>`,
+    )
+    .join('')
+  const next =
+    truncated && last
+      ? `<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${escapeXml(last.uploadId)}</NextUploadIdMarker>`
+      : ''
+  return `<ListMultipartUploadsResult xmlns="${NS}"><Bucket>${escapeXml(bucket.name)}</Bucket><KeyMarker>${escapeXml(keyMarker)}</KeyMarker><UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker>${next}<MaxUploads>${pageSize}</MaxUploads><IsTruncated>${truncated}</IsTruncated>${body}</ListMultipartUploadsResult>`
+}
+
+/** GET /bucket?list-type=2: current objects (latest versions that are not delete markers). */
+function listObjectsV2(bucket: StoredBucket, query: URLSearchParams, pageSize: number): string {
+  const current = bucket.versions.filter((entry) => entry.isLatest && entry.size !== undefined)
+  const start = Number(query.get('continuation-token') ?? '0')
+  const page = current.slice(start, start + pageSize)
+  const truncated = start + pageSize < current.length
+  const body = page
+    .map(
+      (entry) =>
+        `<Contents><Key>${escapeXml(entry.key)}</Key><LastModified>${entry.lastModified.toISOString()}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${entry.storageClass ?? 'STANDARD'}</StorageClass></Contents>`,
+    )
+    .join('')
+  const next = truncated ? `<NextContinuationToken>${start + pageSize}</NextContinuationToken>` : ''
+  return `<ListBucketResult xmlns="${NS}"><Name>${escapeXml(bucket.name)}</Name><Prefix></Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${pageSize}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}${next}</ListBucketResult>`
+}

@@ -1,0 +1,32 @@
+/**
+ * Hosts s3rver in its own process, started by test/support/s3rver.ts with
+ * --openssl-legacy-provider: s3rver encrypts ListObjectsV2 continuation tokens with DES, which
+ * OpenSSL 3 refuses without that flag, so any listing past 1,000 keys would fail. The flag stays
+ * on this process and never reaches the exporter. Prints {"port":N} once listening; exits when
+ * its parent closes stdin or sends SIGTERM.
+ */
+import { createRequire } from 'node:module'
+
+interface S3rverInstance {
+  run(): Promise<{ port: number }>
+  close(): Promise<void>
+}
+type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance
+
+const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass
+const directory = process.argv[2]
+if (!directory) throw new Error('usage: s3rver-child.ts DIRECTORY')
+
+const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory })
+const { port } = await server.run()
+process.stdout.write(`${JSON.stringify({ port })}\n`)
+
+let stopping = false
+const stop = () => {
+  if (stopping) return
+  stopping = true
+  server.close().finally(() => process.exit(0))
+}
+process.once('SIGTERM', stop)
+process.stdin.on('end', stop)
+process.stdin.resume()

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { loadConfig } from '../../src/config/load.js'
+import { createLogger } from '../../src/logging/create-logger.js'
+import { CapturedOutput } from '../support/capture.js'
+
+// An endpoint nothing listens on: these tests look at what reaches the console, not at delivery.
+const UNUSED_ENDPOINT = 'http://127.0.0.1:9/ingest'
+
+function configFor(env: Record<string, string>) {
+  return loadConfig({ DATA_DIR: '/tmp', ...env }, { dotenvPath: false })
+}
+
+describe('createLogger redaction', () => {
+  it('censors credential fields wherever a logged object carries them', () => {
+    const output = new CapturedOutput()
+    const { logger } = createLogger(configFor({}), { consoleOutput: output })
+    logger.info(
+      {
+        headers: { authorization: 'Bearer field-secret-1' },
+        req: { headers: { authorization: 'Basic field-secret-2', cookie: 'session=field-secret-3' } },
+        client: { secretAccessKey: 'field-secret-4', sessionToken: 'field-secret-5' },
+        webhook: { authToken: 'field-secret-6', headers: { Authorization: 'Bearer field-secret-7' } },
+        token: 'field-secret-8',
+      },
+      'request made',
+    )
+    assert.doesNotMatch(output.text, /field-secret/)
+    const [entry] = output.jsonLines()
+    assert.deepEqual(entry?.headers, { authorization: '[redacted]' })
+    assert.deepEqual(entry?.client, { secretAccessKey: '[redacted]', sessionToken: '[redacted]' })
+  })
+
+  it('scrubs configured secret values from message text, error messages and stacks', () => {
+    const token = 'tok"en\\marker-7f3a'
+    const config = configFor({
+      LOG_TARGETS: 'console+http',
+      LOG_HTTP_ENDPOINT: 'http://alice:url-password-91c2@127.0.0.1:9/ingest',
+      LOG_HTTP_BATCH_SIZE: '1000',
+      LOG_HTTP_FLUSH_INTERVAL_MS: '3600000',
+    })
+    const output = new CapturedOutput()
+    const { logger } = createLogger(
+      { ...config, LOG_HTTP_AUTH_TOKEN: token, LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT },
+      {
+        consoleOutput: output,
+      },
+    )
+    logger.info(`the token is ${token}`)
+    logger.error({ err: new Error(`request with ${token} failed`) }, 'delivery failed')
+    logger.warn({ detail: { nested: { deeper: `Bearer ${token}` } } }, 'deep')
+    assert.equal(output.jsonLines().length, 3)
+    assert.doesNotMatch(output.text, /marker-7f3a/)
+    assert.match(output.text, /the token is \[redacted\]/)
+
+    const withUrlCredentials = new CapturedOutput()
+    const second = createLogger(config, { consoleOutput: withUrlCredentials })
+    second.logger.info({ url: config.LOG_HTTP_ENDPOINT }, 'raw endpoint logged by mistake')
+    assert.doesNotMatch(withUrlCredentials.text, /url-password-91c2/)
+    assert.equal(withUrlCredentials.jsonLines().length, 1)
+  })
+})
+
+describe('createLogger targets and levels', () => {
+  it('pretty colours its output only when the output is a terminal', () => {
+    const terminal = Object.assign(new CapturedOutput(), { isTTY: true })
+    const pipe = new CapturedOutput()
+    for (const output of [terminal, pipe]) {
+      createLogger(configFor({ LOG_MODE: 'pretty' }), { consoleOutput: output }).logger.warn(
+        { drive: '/d' },
+        'drive offline',
+      )
+    }
+    assert.ok(terminal.text.includes('\u001b['), 'coloured on a terminal')
+    assert.ok(!pipe.text.includes('\u001b['), 'plain elsewhere')
+    assert.match(pipe.text, /WARN: drive offline\n {4}drive: "\/d"\n/)
+  })
+
+  it('quiet keeps info off the console while the http target still receives it', async () => {
+    const output = new CapturedOutput()
+    const logging = createLogger(
+      configFor({
+        LOG_MODE: 'quiet',
+        LOG_TARGETS: 'console+http',
+        LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT,
+        LOG_HTTP_FLUSH_INTERVAL_MS: '3600000',
+      }),
+      { consoleOutput: output },
+    )
+    logging.logger.info('for the pipeline only')
+    logging.logger.warn('for both')
+    assert.deepEqual(
+      output.jsonLines().map((entry) => entry.msg),
+      ['for both'],
+    )
+    assert.equal(logging.httpDelivery?.stats().queued, 2)
+    await logging.close(0)
+  })
+
+  it('builds no target for silent, and only the console by default', async () => {
+    const silent = createLogger(
+      configFor({ LOG_LEVEL: 'silent', LOG_TARGETS: 'console+http', LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT }),
+    )
+    assert.deepEqual(silent.targets, [])
+    assert.equal(silent.httpDelivery, undefined)
+    await silent.close(0)
+    const plain = createLogger(configFor({}), { consoleOutput: new CapturedOutput() })
+    assert.deepEqual(
+      plain.targets.map((target) => target.name),
+      ['console'],
+    )
+    assert.equal(plain.httpDelivery, undefined)
+  })
+
+  it('with the http target alone, reports its own trouble to the fallback output', async () => {
+    const fallback = new CapturedOutput()
+    const logging = createLogger(
+      configFor({
+        LOG_TARGETS: 'http',
+        LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT,
+        LOG_HTTP_FLUSH_INTERVAL_MS: '3600000',
+      }),
+      { fallbackReportOutput: fallback },
+    )
+    assert.deepEqual(
+      logging.targets.map((target) => target.name),
+      ['http'],
+    )
+    logging.logger.info('never delivered')
+    await logging.close(0)
+    const reports = fallback.jsonLines()
+    assert.ok(reports.length >= 1)
+    assert.ok(reports.every((entry) => entry.logTarget === 'http'))
+    assert.equal(reports.at(-1)?.msg, 'log entries left undelivered at shutdown')
+    assert.equal(logging.httpDelivery?.stats().dropped, 1)
+  })
+})

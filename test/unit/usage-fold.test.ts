@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
+import { mergeUsage, UsageAccumulator, VersionAccumulator } from '../../src/scanner/usage-fold.js'
+import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
+
+const MIB = 1024 * 1024
+
+/** MinIO's disjoint intervals (its 1 KiB-1 MiB aggregate is added only when rendering). */
+const MINIO_INTERVALS = MINIO_SIZE_INTERVALS.filter(([name]) => name !== 'BETWEEN_1024B_AND_1_MB')
+
+const SIZES = [
+  0,
+  1,
+  1023,
+  1024,
+  1025,
+  4096,
+  65535,
+  65536,
+  262143,
+  262144,
+  524288,
+  MIB - 1,
+  MIB,
+  10 * MIB,
+  64 * MIB,
+  128 * MIB - 1,
+  512 * MIB,
+  5 * 1024 ** 4,
+]
+
+test('sizes fall in MinIO ranges by MinIO inclusive bounds, and in le buckets by Prometheus <= bounds', () => {
+  const fold = new UsageAccumulator({ storageClasses: false })
+  for (const size of SIZES) fold.add(size, 1_000_000)
+  const usage = fold.finish()
+  assert.equal(usage.objects, SIZES.length)
+  assert.equal(
+    usage.bytes,
+    SIZES.reduce((sum, size) => sum + size, 0),
+  )
+  assert.deepEqual(
+    MINIO_SIZE_RANGES.map((range) => range.name),
+    MINIO_INTERVALS.map(([name]) => name),
+  )
+  assert.deepEqual(
+    usage.sizeRanges,
+    MINIO_INTERVALS.map(([, start, end]) => SIZES.filter((size) => size >= start && size <= end).length),
+  )
+  // Non-cumulative: slot i holds sizes in (bound[i-1], bound[i]]; the last slot is above every bound.
+  const expected = OBJECT_SIZE_BOUNDS.map(
+    (bound, slot) =>
+      SIZES.filter((size) => size <= bound && (slot === 0 || size > (OBJECT_SIZE_BOUNDS[slot - 1] ?? 0)))
+        .length,
+  )
+  expected.push(SIZES.filter((size) => size > (OBJECT_SIZE_BOUNDS.at(-1) ?? 0)).length)
+  assert.deepEqual(usage.sizeHistogram, expected)
+  assert.equal(usage.storageClassBytes, undefined, 'a filesystem has no storage classes')
+})
+
+test('histogram bounds are 1 KiB x 4^k up to 256 GiB', () => {
+  assert.equal(OBJECT_SIZE_BOUNDS.length, 15)
+  assert.equal(OBJECT_SIZE_BOUNDS[0], 1024)
+  assert.equal(OBJECT_SIZE_BOUNDS.at(-1), 256 * 1024 ** 3)
+  assert.deepEqual(
+    OBJECT_SIZE_BOUNDS,
+    Array.from({ length: 15 }, (_, k) => 1024 * 4 ** k),
+  )
+})
+
+test('newest and oldest modification times; storage classes, the default counted as STANDARD', () => {
+  const fold = new UsageAccumulator({ storageClasses: true })
+  fold.add(10, 5_000, 'STANDARD')
+  fold.add(20, 9_000, undefined)
+  fold.add(30, 1_000, 'GLACIER')
+  const usage = fold.finish()
+  assert.equal(usage.newestModifiedSeconds, 9)
+  assert.equal(usage.oldestModifiedSeconds, 1)
+  assert.deepEqual(usage.storageClassBytes, { STANDARD: 30, GLACIER: 30 })
+  const empty = new UsageAccumulator({ storageClasses: true }).finish()
+  assert.equal(empty.newestModifiedSeconds, undefined, 'no objects, no newest object')
+  assert.deepEqual(empty.storageClassBytes, {})
+})
+
+test('merging two parts of a bucket equals folding them together', () => {
+  const whole = new UsageAccumulator({ storageClasses: false })
+  const left = new UsageAccumulator({ storageClasses: false })
+  const right = new UsageAccumulator({ storageClasses: false })
+  SIZES.forEach((size, index) => {
+    whole.add(size, index * 1000)
+    ;(index % 2 ? left : right).add(size, index * 1000)
+  })
+  assert.deepEqual(mergeUsage(left.finish(), right.finish()), whole.finish())
+})
+
+test('version counts per key land in MinIO version ranges; only a null version is UNVERSIONED', () => {
+  const versions = new VersionAccumulator()
+  const keys: Array<[number, boolean]> = [
+    [1, true],
+    [1, false],
+    [2, false],
+    [9, false],
+    [10, false],
+    [999, false],
+    [1000, false],
+    [10_000, false],
+  ]
+  for (const [entries, onlyNull] of keys) versions.addKey(entries, onlyNull)
+  versions.addVersion({ isLatest: true, size: 5 })
+  versions.addVersion({ isLatest: false, size: 7 })
+  versions.addDeleteMarker()
+  const usage = versions.finish()
+  assert.deepEqual(
+    Object.fromEntries(MINIO_VERSION_RANGES.map((range, slot) => [range.name, usage.versionRanges[slot]])),
+    {
+      UNVERSIONED: 1,
+      SINGLE_VERSION: 1,
+      BETWEEN_2_AND_10: 2,
+      BETWEEN_10_AND_100: 1,
+      BETWEEN_100_AND_1000: 1,
+      BETWEEN_1000_AND_10000: 1,
+      GREATER_THAN_10000: 1,
+    },
+  )
+  assert.equal(usage.versions, 3, 'delete markers count as versions, as in MinIO')
+  assert.equal(usage.deleteMarkers, 1)
+  assert.equal(usage.noncurrentBytes, 7)
+})
