@@ -148,8 +148,12 @@ export class RgwAdminHttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
+    /** Why this answer is likely, when the caller knows better than the status alone. */
+    explanation = hint(status, code),
   ) {
-    super(`RGW admin API answered ${status}${code ? ` ${code}` : ''}${hint(status, code)}`)
+    super(
+      `RGW admin API answered ${status}${code ? ` ${code}` : ''}${explanation ? ` (${explanation})` : ''}`,
+    )
     this.name = 'RgwAdminHttpError'
   }
 
@@ -161,12 +165,15 @@ export class RgwAdminHttpError extends Error {
 
 function hint(status: number, code: string): string {
   if (status === 403 && code === 'AccessDenied') {
-    return ' (the user needs the admin cap buckets=read: radosgw-admin caps add --uid=USER --caps="buckets=read")'
+    return 'the user needs the admin cap buckets=read: radosgw-admin caps add --uid=USER --caps="buckets=read"'
   }
-  if (status === 403) return ' (check the access key and secret)'
-  if (status === 404 && code !== 'NoSuchBucket') return ' (is this a Ceph RGW endpoint? check RGW_ADMIN_PATH)'
+  if (status === 403) return 'check the access key and secret'
+  if (status === 404 && code !== 'NoSuchBucket') return NOT_ADMIN_API
   return ''
 }
+
+const NOT_ADMIN_API =
+  'no RGW admin API there: is this a Ceph RGW endpoint, and is RGW_ADMIN_PATH its rgw admin entry?'
 
 type SignerInit = ConstructorParameters<typeof SignatureV4>[0]
 
@@ -212,7 +219,16 @@ export class RgwAdminClient {
 
   /** Usage of every bucket of the cluster, one request. */
   async listBucketStats(signal?: AbortSignal): Promise<RgwBucketStats[]> {
-    return parseBucketStatsList(await this.#get('bucket', { stats: 'true', format: 'json' }, signal))
+    try {
+      return parseBucketStatsList(await this.#get('bucket', { stats: 'true', format: 'json' }, signal))
+    } catch (error) {
+      // Without a bucket parameter a 404 cannot mean a missing bucket: RGW took the path for an
+      // S3 request (GET /<bucket>/<key>), so the admin API is not where we asked.
+      if (error instanceof RgwAdminHttpError && error.status === 404) {
+        throw new RgwAdminHttpError(error.status, error.code, NOT_ADMIN_API)
+      }
+      throw error
+    }
   }
 
   /** Usage of one bucket (`NoSuchBucket` as an RgwAdminHttpError 404 when it is gone). */
