@@ -12,7 +12,7 @@ import pino from 'pino'
 import { loadConfig } from '../src/config/load.js'
 import { createScannerFromConfig } from '../src/scanner/index.js'
 import { startRgwCluster } from '../test/support/rgw-cluster.js'
-import { inParallel, rgwS3Client } from '../test/support/rgw-scenario.js'
+import { inParallel, rgwS3Client, rgwSourceEnv } from '../test/support/rgw-scenario.js'
 import { median, report } from './support/report.js'
 
 const bucketCount = Number(process.env.BENCH_RGW_BUCKETS ?? 1000)
@@ -42,18 +42,7 @@ try {
 
   const expectedBytes = bucketCount * objectsPerBucket * ((objectsPerBucket + 1) / 2) * 100
   const timeScans = async (source: 's3' | 'rgw'): Promise<number[]> => {
-    const config = loadConfig(
-      {
-        BUCKETS_SOURCE: source,
-        S3_ENDPOINT: cluster.endpoint,
-        S3_REGION: cluster.region,
-        S3_FORCE_PATH_STYLE: 'true',
-        S3_ACCESS_KEY_ID: cluster.accessKeyId,
-        S3_SECRET_ACCESS_KEY: cluster.secretAccessKey,
-        SCAN_INTERVAL_SECONDS: '86400',
-      },
-      { dotenvPath: false },
-    )
+    const config = loadConfig(rgwSourceEnv(cluster, source), { dotenvPath: false })
     const scanner = createScannerFromConfig(config, pino({ level: 'warn' }))
     const seconds: number[] = []
     try {

@@ -48,11 +48,7 @@ describe('RGW admin API client against Ceph RGW', { timeout: 15 * 60_000 }, () =
     await cluster?.stop()
   })
 
-  const model = (name: string): BucketModel => {
-    const found = writer.buckets.get(name)
-    assert.ok(found, name)
-    return found
-  }
+  const model = (name: string): BucketModel => writer.model(name)
   const statsOf = (all: readonly RgwBucketStats[], name: string): RgwBucketStats => {
     const found = all.find((entry) => entry.bucket === name)
     assert.ok(found, `no stats for ${name}`)

@@ -8,6 +8,7 @@ import {
   type BucketModel,
   MiB,
   rgwS3Client,
+  rgwSourceEnv,
   ScenarioWriter,
   sum,
   writeStandardScenario,
@@ -28,16 +29,8 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
   let writtenFrom: number
   let writtenTo: number
 
-  const sourceEnv = (source: 's3' | 'rgw', extra: Record<string, string> = {}) => ({
-    BUCKETS_SOURCE: source,
-    S3_ENDPOINT: cluster.endpoint,
-    S3_REGION: cluster.region,
-    S3_FORCE_PATH_STYLE: 'true',
-    S3_ACCESS_KEY_ID: cluster.accessKeyId,
-    S3_SECRET_ACCESS_KEY: cluster.secretAccessKey,
-    SCAN_INTERVAL_SECONDS: '3600',
-    ...extra,
-  })
+  const sourceEnv = (source: 's3' | 'rgw', extra: Record<string, string> = {}) =>
+    rgwSourceEnv(cluster, source, extra)
 
   before(async () => {
     cluster = await startRgwCluster()
@@ -66,11 +59,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
     await cluster?.stop()
   })
 
-  const model = (name: string): BucketModel => {
-    const found = writer.buckets.get(name)
-    assert.ok(found, name)
-    return found
-  }
+  const model = (name: string): BucketModel => writer.model(name)
   const value = (scrape: ParsedExposition, name: string, labels: Record<string, string> = {}) =>
     sampleValue(scrape, `objstore_${name}`, labels)
   const absent = (scrape: ParsedExposition, name: string, bucket: string) =>

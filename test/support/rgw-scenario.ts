@@ -121,7 +121,8 @@ export class ScenarioWriter {
     return model
   }
 
-  #model(bucket: string): BucketModel {
+  /** The model of a bucket this writer created. */
+  model(bucket: string): BucketModel {
     const model = this.buckets.get(bucket)
     if (!model) throw new Error(`bucket ${bucket} was not created by this writer`)
     return model
@@ -136,7 +137,7 @@ export class ScenarioWriter {
   }
 
   async put(bucket: string, key: string, size: number): Promise<void> {
-    const model = this.#model(bucket)
+    const model = this.model(bucket)
     // A Buffer body: RGW answers 411 to the SDK's default streaming checksum for stream bodies.
     await this.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body(size, this.#seed++) }))
     this.#record(model, { key, size, deleteMarker: false })
@@ -144,7 +145,7 @@ export class ScenarioWriter {
 
   /** DeleteObject without a version: removes the key, or adds a delete marker when versioned. */
   async delete(bucket: string, key: string): Promise<void> {
-    const model = this.#model(bucket)
+    const model = this.model(bucket)
     await this.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
     this.#record(model, { key, size: 0, deleteMarker: true })
   }
@@ -156,7 +157,7 @@ export class ScenarioWriter {
     partSizes: readonly number[],
     complete: boolean,
   ): Promise<void> {
-    const model = this.#model(bucket)
+    const model = this.model(bucket)
     const upload = await this.s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))
     const parts: { PartNumber: number; ETag: string | undefined }[] = []
     for (const [index, size] of partSizes.entries()) {
@@ -188,12 +189,33 @@ export class ScenarioWriter {
   }
 }
 
-export function rgwS3Client(cluster: {
-  endpoint: string
-  region: string
-  accessKeyId: string
-  secretAccessKey: string
-}): S3Client {
+interface ClusterAccess {
+  readonly endpoint: string
+  readonly region: string
+  readonly accessKeyId: string
+  readonly secretAccessKey: string
+}
+
+/** The exporter's environment for measuring `cluster` with BUCKETS_SOURCE=`source`. */
+export function rgwSourceEnv(
+  cluster: ClusterAccess,
+  source: 's3' | 'rgw',
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    BUCKETS_SOURCE: source,
+    S3_ENDPOINT: cluster.endpoint,
+    S3_REGION: cluster.region,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: cluster.accessKeyId,
+    S3_SECRET_ACCESS_KEY: cluster.secretAccessKey,
+    // Tests and benches trigger scans themselves (scanNow).
+    SCAN_INTERVAL_SECONDS: '86400',
+    ...extra,
+  }
+}
+
+export function rgwS3Client(cluster: ClusterAccess): S3Client {
   return new S3Client({
     endpoint: cluster.endpoint,
     region: cluster.region,
