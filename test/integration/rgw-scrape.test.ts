@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { DeleteBucketCommand } from '@aws-sdk/client-s3'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
+import { freePort } from '../support/process.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   type BucketModel,
@@ -305,6 +306,20 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
       )
     } finally {
       await wrongPath.close()
+    }
+  })
+
+  it('rgw: an endpoint that is down is source_up 0 after the retries, and the exporter keeps serving', async () => {
+    const closedPort = await freePort()
+    const down = await startExporter(sourceEnv('rgw', { S3_ENDPOINT: `http://127.0.0.1:${closedPort}` }))
+    try {
+      await down.exporter.scanner.scanNow()
+      const scrape = await down.scrape()
+      assert.equal(value(scrape, 'source_up', { source: 'rgw' }), 0)
+      const warning = down.logs.lines.find((line) => line.msg === 'usage source unreachable')
+      assert.match(String(warning?.error), /ECONNREFUSED/)
+    } finally {
+      await down.close()
     }
   })
 

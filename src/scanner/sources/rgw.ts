@@ -113,23 +113,31 @@ export function usageFromStats(stats: RgwBucketStats): BucketUsage {
 
 /** Admin API failures sorted as the S3 source sorts SDK errors (retry or not, how to report). */
 function classifyRgwError(error: unknown): SourceError {
-  const action = 'RGW admin GET /admin/bucket?stats=true'
+  const action = 'RGW admin API bucket stats'
   if (error instanceof RgwAdminHttpError) {
-    // 404 here is not a missing bucket: the endpoint has no admin API at that path.
-    if (error.status === 404)
-      return new SourceError(`${action}: ${error.message}`, 'failed', { cause: error })
-    return classifyS3Error(
-      { name: error.code || 'Error', message: error.message, $metadata: { httpStatusCode: error.status } },
-      action,
-    )
+    // A 404 here is not a missing bucket (none was named): there is no admin API at that path.
+    const kind =
+      error.status === 404
+        ? 'failed'
+        : classifyS3Error(
+            { name: error.code || 'Error', $metadata: { httpStatusCode: error.status } },
+            action,
+          ).kind
+    return new SourceError(`${action}: ${error.message}`, kind, { cause: error })
   }
-  if (error instanceof RgwAdminResponseError)
+  if (error instanceof RgwAdminResponseError) {
     return new SourceError(`${action}: ${error.message}`, 'failed', { cause: error })
-  const cause = (error as { cause?: { code?: string } }).cause
-  const name = (error as { name?: string }).name
+  }
+  const {
+    name = 'Error',
+    message = String(error),
+    cause,
+  } = error as {
+    name?: string
+    message?: string
+    cause?: { code?: string }
+  }
   if (name === 'TimeoutError') return new SourceError(`${action}: timed out`, 'unavailable', { cause: error })
-  return classifyS3Error(
-    { name: name ?? 'Error', message: String((error as Error).message ?? error), code: cause?.code },
-    action,
-  )
+  // fetch's network failures: a TypeError whose cause carries the socket error code.
+  return classifyS3Error({ name, message, code: cause?.code }, action)
 }
