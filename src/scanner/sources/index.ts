@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Config } from '../../config/load.js'
 import { createFsSource } from './fs.js'
+import { createRgwSource } from './rgw.js'
 import { createS3Source } from './s3.js'
 import type { UsageSource } from './types.js'
 
@@ -18,6 +19,15 @@ const factories: Record<SourceName, (config: Config, logger: Logger) => UsageSou
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       scanVersions: config.SCAN_VERSIONS,
       logger,
+    }),
+  rgw: (config) =>
+    createRgwSource({
+      endpoint: config.S3_ENDPOINT,
+      region: config.S3_REGION,
+      accessKeyId: config.S3_ACCESS_KEY_ID,
+      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      adminPath: config.RGW_ADMIN_PATH,
+      requestTimeoutMs: config.SCAN_TIMEOUT_SECONDS * 1000,
     }),
 }
 
