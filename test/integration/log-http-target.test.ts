@@ -52,6 +52,8 @@ describe('HTTP log target against a real receiver', () => {
     for (let seq = 0; seq < 12; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('two full batches', () => receiver.requests.length >= 2)
     await waitFor('the partial batch at the flush interval', () => receiver.requests.length >= 3)
+    // The receiver holds the last batch before the target has read the answer and counted it.
+    await waitFor('the target to count every entry', () => logging.httpDelivery?.stats().sent === 12)
 
     assert.equal(receiver.requests.length, 3)
     for (const request of receiver.requests) {

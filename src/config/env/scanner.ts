@@ -30,7 +30,7 @@ export const scannerEnv = {
     exclusiveMinimum: 0,
     maximum: 86400,
     description:
-      'Upper bound for measuring one bucket; a bucket that takes longer counts as failed for that scan.',
+      'Upper bound for measuring one bucket, and for listing the buckets; a bucket that takes longer counts as failed for that scan, a listing that takes longer as the source down.',
   }),
   SCAN_VERSIONS: Type.Boolean({
     default: false,
