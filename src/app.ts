@@ -3,6 +3,7 @@ import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
+import { secretValues } from './config/secret-values.js'
 import type { ExporterRegistry } from './metrics/registry.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
@@ -12,12 +13,14 @@ import type { Readiness } from './server/readiness.js'
 import { healthRoutes } from './server/routes/health.js'
 import { landingRoute } from './server/routes/landing.js'
 import { metricsRoute } from './server/routes/metrics.js'
+import type { ExporterStatus } from './server/status.js'
 
 export interface AppDependencies {
   readonly config: Config
   readonly logger: Logger
   readonly registry: ExporterRegistry
   readonly readiness: Readiness
+  readonly status: ExporterStatus
   /** Serve HTTPS with these (given at construction: Fastify cannot add TLS later). */
   readonly https?: HttpsOptions | undefined
   /** Require this bearer token on every route but the probes. */
@@ -50,7 +53,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   })
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(healthRoutes, { readiness: deps.readiness })
-  await app.register(landingRoute, { metricsPath: config.METRICS_PATH })
+  await app.register(landingRoute, {
+    metricsPath: config.METRICS_PATH,
+    status: deps.status,
+    secrets: secretValues(config),
+  })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     registry: deps.registry,

@@ -17,6 +17,7 @@ import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
+import type { ExporterStatus } from './server/status.js'
 
 export interface ExporterOptions {
   readonly logger: Logger
@@ -51,31 +52,42 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
+  const drives = createDrivesCollector({
+    drives: config.DRIVES,
+    timeoutMs: config.DRIVE_TIMEOUT_MS,
+    parity: config.EC_PARITY,
+    logger: logger.child({ collector: 'drives' }),
+    ...(options.statfs ? { statfs: options.statfs } : {}),
+  })
   const collectors: Collector[] = [
-    createDrivesCollector({
-      drives: config.DRIVES,
-      timeoutMs: config.DRIVE_TIMEOUT_MS,
-      parity: config.EC_PARITY,
-      logger: logger.child({ collector: 'drives' }),
-      ...(options.statfs ? { statfs: options.statfs } : {}),
-    }),
+    drives,
     createUsageCollector({ snapshot: () => scanner.snapshot, exposition: usageExposition }),
     ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
+  const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
   const registry = new ExporterRegistry({
     namespace: config.METRICS_NAMESPACE,
-    runner: new CollectorRunner(collectors, logger),
+    runner,
     runtime,
   })
   const readiness = new Readiness()
   readiness.add('usage snapshot', () => scanner.snapshot !== undefined)
+  const status: ExporterStatus = {
+    startedAtMs: Date.now(),
+    namespace: config.METRICS_NAMESPACE,
+    collectors: () => runner.outcomes(),
+    drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
+    waitingFor: () => readiness.waitingFor(),
+    usage: () => scanner.snapshot,
+  }
   const app = await buildApp({
     config,
     logger,
     registry,
     readiness,
+    status,
     https: security.https,
     token: security.token,
   })

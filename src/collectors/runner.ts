@@ -2,6 +2,15 @@ import type { Logger } from 'pino'
 import { MetricSet } from '../metrics/metric-set.js'
 import type { Collector } from './types.js'
 
+/** How a collector fared in its last scrape, for the landing page. */
+export interface CollectorOutcome {
+  readonly name: string
+  readonly state: 'ok' | 'failing' | 'not run yet'
+  readonly error?: string
+  /** When its last scrape finished, ms since the epoch. */
+  readonly lastRunAtMs?: number
+}
+
 export class CollectorTimeoutError extends Error {
   constructor(budgetMs: number) {
     super(`did not finish within the scrape budget of ${budgetMs} ms`)
@@ -19,6 +28,7 @@ export class CollectorRunner {
   readonly #collectors: readonly Collector[]
   readonly #logger: Logger
   readonly #lastError = new Map<string, string | undefined>()
+  readonly #lastRunAtMs = new Map<string, number>()
 
   constructor(collectors: readonly Collector[], logger: Logger) {
     this.#collectors = collectors
@@ -27,6 +37,17 @@ export class CollectorRunner {
 
   get names(): string[] {
     return this.#collectors.map((collector) => collector.name)
+  }
+
+  outcomes(): CollectorOutcome[] {
+    return this.#collectors.map(({ name }) => {
+      const lastRunAtMs = this.#lastRunAtMs.get(name)
+      if (lastRunAtMs === undefined) return { name, state: 'not run yet' }
+      const error = this.#lastError.get(name)
+      return error === undefined
+        ? { name, state: 'ok', lastRunAtMs }
+        : { name, state: 'failing', error, lastRunAtMs }
+    })
   }
 
   async run(budgetMs: number): Promise<MetricSet> {
@@ -66,6 +87,7 @@ export class CollectorRunner {
   }
 
   #report(name: string, error: Error | undefined): void {
+    this.#lastRunAtMs.set(name, Date.now())
     const message = error?.message
     const previous = this.#lastError.get(name)
     this.#lastError.set(name, message)

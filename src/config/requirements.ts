@@ -49,6 +49,12 @@ export const REQUIREMENTS: readonly Requirement[] = [
     example: { S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
   },
   {
+    variable: 'S3_ENDPOINT',
+    when: 'BUCKETS_SOURCE=rgw (the RGW endpoint; AWS S3 has no RGW admin API)',
+    applies: (env) => env.BUCKETS_SOURCE === 'rgw',
+    example: { BUCKETS_SOURCE: 'rgw' },
+  },
+  {
     variable: 'LOG_HTTP_ENDPOINT',
     when: 'LOG_TARGETS includes http',
     applies: (env) => parseLogTargets(env.LOG_TARGETS).includes('http'),

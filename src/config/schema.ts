@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { drivesEnv } from './env/drives.js'
 import { logHttpEnv } from './env/log-http.js'
 import { loggingEnv } from './env/logging.js'
+import { rgwEnv } from './env/rgw.js'
 import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
@@ -18,6 +19,7 @@ export const envSchema = Type.Object({
   ...loggingEnv,
   ...logHttpEnv,
   ...scannerEnv,
+  ...rgwEnv,
 })
 
 export type Env = Static<typeof envSchema>

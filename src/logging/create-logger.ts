@@ -40,6 +40,8 @@ export interface CreateLoggerOptions {
   readonly fallbackReportOutput?: NodeJS.WritableStream
   /** Retry pacing of the HTTP target; tests shorten it. */
   readonly httpBackoff?: BackoffPolicy
+  /** Where the AWS SDK finds credentials of its own (AMBIENT_SECRET_VARIABLES); process.env by default. */
+  readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
 interface TargetContext {
@@ -83,7 +85,7 @@ const TARGET_FACTORIES: Record<LogTargetName, (context: TargetContext) => LogTar
 export function createLogger(config: LoggerConfig, options: CreateLoggerOptions = {}): LoggerBundle {
   const level = config.LOG_LEVEL
   const consoleLevel = effectiveLevel(config.LOG_LEVEL, config.LOG_MODE)
-  const scrub = createSecretScrubber(secretValuesOf(config))
+  const scrub = createSecretScrubber(secretValuesOf(config, options.environment ?? process.env))
   const baseOptions = (minimum: LogLevel): LoggerOptions => ({
     level: minimum,
     base: { pid: process.pid },

@@ -38,12 +38,35 @@ export const REDACTED = '[redacted]'
  */
 export const MIN_SCRUBBED_LENGTH = 4
 
-/** The configured secret values: SECRET_VARIABLES, and credentials inside URL variables. */
-export function secretValuesOf(config: Readonly<Record<string, unknown>>): string[] {
+/**
+ * Credentials the AWS SDK reads from the environment by itself (its default chain, used when
+ * S3_ACCESS_KEY_ID is empty): no configuration variable holds them, yet the process holds them
+ * and an SDK error may echo them (S3 sends the access key id and the session token back in some
+ * error documents).
+ */
+export const AMBIENT_SECRET_VARIABLES = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_SECURITY_TOKEN',
+] as const
+
+/**
+ * The secret values to scrub: SECRET_VARIABLES, credentials inside URL variables, and the
+ * AMBIENT_SECRET_VARIABLES of `environment`.
+ */
+export function secretValuesOf(
+  config: Readonly<Record<string, unknown>>,
+  environment: Readonly<Record<string, string | undefined>> = {},
+): string[] {
   const values: string[] = []
   for (const name of SECRET_VARIABLES) {
     const value = config[name]
     if (typeof value === 'string' && value !== '') values.push(value)
+  }
+  for (const name of AMBIENT_SECRET_VARIABLES) {
+    const value = environment[name]
+    if (value !== undefined && value !== '') values.push(value)
   }
   for (const name of CREDENTIAL_URL_VARIABLES) {
     const value = config[name]

@@ -144,14 +144,14 @@ export const catalogue = {
     'gauge',
     'cluster_usage_total_bytes',
     [],
-    'Bytes of current objects, summed over measured buckets.',
+    "Bytes of current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_total_bytes).",
   ),
   clusterUsageObjectTotal: family(
     'usage',
     'untyped',
     'cluster_usage_object_total',
     [],
-    'Current objects, summed over measured buckets.',
+    "Current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_object_total).",
   ),
   clusterUsageVersionTotal: family(
     'usage',
@@ -172,14 +172,14 @@ export const catalogue = {
     'gauge',
     'bucket_usage_total_bytes',
     ['bucket'],
-    'Bytes of current objects in the bucket.',
+    "Bytes of current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main size counter, which also counts noncurrent versions and the parts of incomplete multipart uploads.",
   ),
   bucketUsageObjectTotal: family(
     'usage',
     'untyped',
     'bucket_usage_object_total',
     ['bucket'],
-    'Current objects in the bucket.',
+    "Current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main object counter, which also counts noncurrent versions (not delete markers) and the parts of incomplete multipart uploads.",
   ),
   bucketUsageVersionTotal: family(
     'usage',
@@ -207,7 +207,7 @@ export const catalogue = {
     'gauge',
     'bucket_quota_total_bytes',
     ['bucket'],
-    'Bucket quota in bytes, where the source knows one.',
+    'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
   ),
   bucketObjectsSizeDistribution: family(
     'usage',
@@ -256,7 +256,7 @@ export const catalogue = {
     'gauge',
     'bucket_multipart_uploads_incomplete',
     ['bucket'],
-    'Multipart uploads started and neither completed nor aborted (s3, where the store lists them).',
+    "Multipart uploads started and neither completed nor aborted (s3, where the store lists them; rgw: RGW's rgw.multimeta counter).",
   ),
   bucketMultipartOldestInitiatedTimestampSeconds: family(
     'usage',

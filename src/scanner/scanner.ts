@@ -150,7 +150,11 @@ export class UsageScanner {
     const previous = new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record]))
     let round: ScanRound
     try {
-      round = await source.beginScan({ signal, ...(fixedBuckets ? { fixedBuckets } : {}) })
+      // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
+      // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
+      round = await this.#bounded(signal, 'buckets not listed', (bounded) =>
+        source.beginScan({ signal: bounded, ...(fixedBuckets ? { fixedBuckets } : {}) }),
+      )
     } catch (error) {
       if (signal.aborted) throw signal.reason
       this.#reportSource(asSourceError(error).message)
@@ -192,22 +196,35 @@ export class UsageScanner {
   async #measure(round: ScanRound, bucket: string, scanSignal: AbortSignal): Promise<Outcome> {
     const started = performance.now()
     const seconds = () => (performance.now() - started) / 1000
-    // Aborts when the scan does, or at the bucket's timeout.
+    try {
+      // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
+      const usage = deepFreeze(
+        await this.#bounded(scanSignal, 'not measured', (signal) => round.measure(bucket, signal)),
+      )
+      return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
+    } catch (error) {
+      return { ok: false, error: asSourceError(error), seconds: seconds() }
+    }
+  }
+
+  /**
+   * Runs `work` within SCAN_TIMEOUT_SECONDS: its signal aborts when the scan does or the time is
+   * up, and the result is given up at that moment even if `work` ignores the signal.
+   */
+  async #bounded<T>(
+    scanSignal: AbortSignal,
+    what: string,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const abort = linkedAbort(scanSignal)
     const timer = setTimeout(() => {
       const limit = this.#options.timeoutMs / 1000
-      abort.controller.abort(
-        new SourceError(`not measured within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'),
-      )
+      abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
     }, this.#options.timeoutMs)
     timer.unref()
     const { signal } = abort
     try {
-      // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
-      const usage = deepFreeze(await untilAborted(round.measure(bucket, signal), signal))
-      return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
-    } catch (error) {
-      return { ok: false, error: asSourceError(error), seconds: seconds() }
+      return await untilAborted(work(signal), signal)
     } finally {
       clearTimeout(timer)
       abort.dispose()

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import { SECURITY_HEADERS } from '../../src/server/plugins/security-headers.js'
@@ -138,7 +139,16 @@ test('security headers on the landing page, the scrape, JSON answers and errors'
     await response.arrayBuffer()
   }
   assert.match(SECURITY_HEADERS['content-security-policy'] ?? '', /^default-src 'none'/)
-  // The landing page needs nothing the policy forbids: no script, style, image, frame or form.
+  // The landing page needs nothing the policy forbids: no script, image, frame or form, and
+  // only inline styles whose hash the policy names.
   const page = await (await fetch(`${running.baseUrl}/`)).text()
-  assert.doesNotMatch(page, /<script|<style|style=|<img|<iframe|<form|<link/i)
+  assert.doesNotMatch(page, /<script|style=|<img|<iframe|<form|<link/i)
+  const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? '')
+  for (const style of styles) {
+    const hash = createHash('sha256').update(style).digest('base64')
+    assert.ok(
+      SECURITY_HEADERS['content-security-policy']?.includes(`style-src 'sha256-${hash}'`),
+      'style not allowed',
+    )
+  }
 })

@@ -52,6 +52,8 @@ describe('HTTP log target against a real receiver', () => {
     for (let seq = 0; seq < 12; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('two full batches', () => receiver.requests.length >= 2)
     await waitFor('the partial batch at the flush interval', () => receiver.requests.length >= 3)
+    // The receiver holds the last batch before the target has read the answer and counted it.
+    await waitFor('the target to count every entry', () => logging.httpDelivery?.stats().sent === 12)
 
     assert.equal(receiver.requests.length, 3)
     for (const request of receiver.requests) {
@@ -129,6 +131,8 @@ describe('HTTP log target against a real receiver', () => {
     await waitFor('25 entries accepted', () => receiver.acceptedEntries().length >= 25)
     for (let seq = 25; seq < 50; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('50 entries accepted', () => receiver.acceptedEntries().length >= 50)
+    // The receiver has the last batch before the target has read its answer: wait for the count.
+    await waitFor('the target to count them', () => logging.httpDelivery?.stats().sent === 50)
 
     assert.deepEqual(
       receiver.requests.slice(0, 4).map((request) => request.status),
@@ -174,6 +178,7 @@ describe('HTTP log target against a real receiver', () => {
     assert.equal(logging.httpDelivery?.stats().online, false)
     for (let seq = 4; seq < 8; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('the next batch', () => receiver.acceptedEntries().length === 4)
+    await waitFor('the target to count it', () => logging.httpDelivery?.stats().sent === 4)
     assert.equal(receiver.requests.length, 2)
     assert.deepEqual(seqs(receiver.acceptedEntries()), range(4, 8))
     assert.deepEqual(logging.httpDelivery?.stats(), {

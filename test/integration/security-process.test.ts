@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test'
 import { type Issued, opensslSkipReason, TestPki } from '../support/certificates.js'
 import { parseExposition } from '../support/exposition.js'
 import { httpsGet } from '../support/https.js'
-import { freePort, startExporterProcess } from '../support/process.js'
+import { freePort, runUntilExit, startExporterProcess } from '../support/process.js'
+import { unexpectedStderr } from '../support/serving-process.js'
 
 const skipTls = await opensslSkipReason()
 const MARKER = 'marker-5e1f0c77'
@@ -28,28 +29,21 @@ after(() => rm(cwd, { recursive: true, force: true }))
 
 /** Runs the real process with `env`; it must exit 2 with exactly `expected` on stderr. */
 async function refusedAtStart(env: Record<string, string>, expected: RegExp[]): Promise<string> {
-  const child = startExporterProcess(env, cwd)
-  try {
-    assert.equal(await child.exited, 2, child.stderr())
-  } finally {
-    child.kill('SIGKILL')
-  }
+  const run = await runUntilExit(env, cwd)
+  assert.equal(run.code, 2, run.stderr)
   // Node process warnings (the AWS SDK's NodeVersionSupportWarning on Node 20) are not ours.
-  const lines = child
-    .stderr()
-    .trim()
-    .split('\n')
-    .filter((line) => !/^\((node:\d+|Use `node)/.test(line))
-  assert.equal(lines.length, expected.length, child.stderr())
+  assert.equal(unexpectedStderr(run.stderr).split('\n').length, expected.length, run.stderr)
+  const lines = run.problems.map((problem) => `${prefix}${problem}`)
+  assert.equal(lines.length, expected.length, run.stderr)
   for (const pattern of expected) {
     assert.ok(
       lines.some((line) => pattern.test(line)),
-      `${pattern} in ${child.stderr()}`,
+      `${pattern} in ${run.stderr}`,
     )
   }
-  assert.doesNotMatch(child.stderr(), /\n\s+at /, 'no stack trace')
-  assert.ok(!`${child.stdout()}${child.stderr()}`.includes(MARKER), 'no secret value echoed')
-  return child.stderr()
+  assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+  assert.ok(!`${run.stdout}${run.stderr}`.includes(MARKER), 'no secret value echoed')
+  return run.stderr
 }
 
 const prefix = 'objstore-exporter: invalid configuration: '

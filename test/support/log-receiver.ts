@@ -13,8 +13,13 @@ export interface ReceivedRequest {
   status: number | undefined
 }
 
-/** What to answer the nth request (0-based): a status (and headers), or hold it unanswered. */
-export type Answer = { readonly status: number; readonly headers?: Record<string, string> } | 'hang'
+/**
+ * What to answer the nth request (0-based): a status (and headers), after `delayMs` if given (an
+ * answer the client may no longer wait for), or hold it unanswered.
+ */
+export type Answer =
+  | { readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
+  | 'hang'
 
 /**
  * A real HTTP log receiver on 127.0.0.1: records every request with its headers and body and
@@ -55,8 +60,16 @@ export class LogReceiver {
           response.on('close', () => receiver.#held.delete(response))
           return
         }
-        received.status = answer.status
-        response.writeHead(answer.status, answer.headers ?? {}).end()
+        const send = () => {
+          receiver.#held.delete(response)
+          // A client that gave up did not get the answer: the entries were not delivered.
+          if (response.destroyed || request.socket.destroyed) return
+          received.status = answer.status
+          response.writeHead(answer.status, answer.headers ?? {}).end()
+        }
+        if (!answer.delayMs) return send()
+        receiver.#held.add(response)
+        setTimeout(send, answer.delayMs)
       })
     })
     await new Promise<void>((resolve, reject) => {

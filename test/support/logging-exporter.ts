@@ -12,6 +12,8 @@ const FILLER = 'x'.repeat(200)
 
 /** A real exporter on 127.0.0.1 with the real logger, for measuring what logging costs a scrape. */
 export interface LoggingExporter {
+  /** `http://127.0.0.1:PORT` */
+  readonly baseUrl: string
   /** Logs a burst of 500 entries synchronously, as a busy exporter might. */
   burst(round: number): void
   /** One scrape of /metrics; its status, body and how long it took. */
@@ -48,6 +50,7 @@ export async function startLoggingExporter(receiver: LogReceiver | undefined): P
   })
   const address = await exporter.app.listen({ host: '127.0.0.1', port: 0 })
   return {
+    baseUrl: address,
     burst(round) {
       for (let index = 0; index < 500; index++) {
         logging.logger.info({ round, index, filler: FILLER }, 'burst entry')

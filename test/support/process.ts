@@ -21,8 +21,12 @@ export interface ExporterProcess {
  * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
  * `env` plus PATH: what an operator gets from `npm start`.
  */
-export function startExporterProcess(env: Record<string, string>, cwd: string): ExporterProcess {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+export function startExporterProcess(
+  env: Record<string, string>,
+  cwd: string,
+  options: { readonly nodeArgs?: readonly string[] } = {},
+): ExporterProcess {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', TSX, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,4 +69,31 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve))
   if (!address || typeof address === 'string') throw new Error('no port')
   return address.port
+}
+
+/** A run the process must refuse at start-up: its exit code and what it printed. */
+export interface RefusedRun {
+  readonly code: number | string
+  readonly stdout: string
+  readonly stderr: string
+  /** The `invalid configuration` lines of stderr, without their prefix. */
+  readonly problems: string[]
+}
+
+const PROBLEM_PREFIX = 'objstore-exporter: invalid configuration: '
+
+/** Runs the process with `env` until it exits by itself (a configuration it refuses). */
+export async function runUntilExit(env: Record<string, string>, cwd: string): Promise<RefusedRun> {
+  const child = startExporterProcess(env, cwd)
+  try {
+    const code = await child.exited
+    const stderr = child.stderr()
+    const problems = stderr
+      .split('\n')
+      .filter((line) => line.startsWith(PROBLEM_PREFIX))
+      .map((line) => line.slice(PROBLEM_PREFIX.length))
+    return { code, stdout: child.stdout(), stderr, problems }
+  } finally {
+    child.kill('SIGKILL')
+  }
 }

@@ -1,10 +1,30 @@
 import { once } from 'node:events'
-import { createServer, request as forward, type Server } from 'node:http'
+import {
+  createServer,
+  request as forward,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describeS3Request, type S3Request, s3ErrorXml } from './s3-requests.js'
 
-/** What the gate does with one request: pass it on, or answer with an S3 error itself. */
-export type GateVerdict = 'forward' | { readonly status: number; readonly code: string }
+/**
+ * What the gate does with one request:
+ * - `'forward'`: pass it on unchanged;
+ * - `{ status, code }`: answer with that S3 error document itself;
+ * - `'hang'`: accept it and never answer (until the client gives up or the gate closes);
+ * - `{ slow }`: forward it, then trickle the answer back in `slow.chunks` pieces `slow.gapMs` apart;
+ * - `{ rewrite }`: forward it and answer what `rewrite` makes of the store's status and body
+ *   (malformed XML, a listing that says it continues without saying where).
+ */
+export type GateVerdict =
+  | 'forward'
+  | 'hang'
+  | { readonly status: number; readonly code: string }
+  | { readonly slow: { readonly chunks: number; readonly gapMs: number } }
+  | { readonly rewrite: (body: string, status: number) => { status: number; body: string } }
 
 export interface S3Gate {
   /** http://127.0.0.1:PORT, to use as S3_ENDPOINT in place of the store's. */
@@ -15,16 +35,32 @@ export interface S3Gate {
   policy: (request: S3Request) => GateVerdict | Promise<GateVerdict>
   /** How many requests of `operation` (on `bucket`, if given) were seen. */
   count(operation: string, bucket?: string): number
+  /** Requests held unanswered right now ('hang'). */
+  readonly heldCount: number
+  /**
+   * Stops listening and drops every connection: connections to the endpoint are refused until
+   * reopen() listens again on the same port.
+   */
+  refuse(): Promise<void>
+  reopen(): Promise<void>
   close(): Promise<void>
+}
+
+function verdictName(verdict: GateVerdict): string {
+  if (typeof verdict === 'string') return verdict
+  if ('code' in verdict) return verdict.code
+  return 'slow' in verdict ? 'slow' : 'rewrite'
 }
 
 /**
  * An HTTP gate in front of a real S3 server: forwards requests unchanged, except those its policy
- * fails (throttling, denial) or holds (a scan kept in flight while a test scrapes). Faults are
- * injected on the wire, so the exporter's real SDK, retries and error handling are what is tested.
+ * fails (throttling, denial), holds (a scan kept in flight while a test scrapes, an endpoint that
+ * never answers), slows down or rewrites. Faults are injected on the wire, so the exporter's real
+ * SDK, retries and error handling are what is tested.
  */
 export async function startS3Gate(targetPort: number): Promise<S3Gate> {
   const seen: S3Gate['seen'] = []
+  const held = new Set<ServerResponse>()
   let port = 0
   const gate: S3Gate = {
     get endpoint() {
@@ -36,17 +72,34 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
       seen.filter(
         (entry) => entry.operation === operation && (bucket === undefined || entry.bucket === bucket),
       ).length,
-    close: async () => {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close')
+    get heldCount() {
+      return held.size
     },
+    refuse: () => stopListening(),
+    async reopen() {
+      server.listen(port, '127.0.0.1')
+      await once(server, 'listening')
+    },
+    close: () => stopListening(),
+  }
+  const stopListening = async () => {
+    for (const response of held) response.destroy()
+    if (!server.listening) return
+    server.closeAllConnections()
+    server.close()
+    await once(server, 'close')
   }
   const server: Server = createServer((incoming, outgoing) => {
     const described = describeS3Request(incoming)
     void Promise.resolve(gate.policy(described)).then((verdict) => {
-      seen.push({ ...described, verdict: verdict === 'forward' ? 'forward' : verdict.code })
-      if (verdict !== 'forward') {
+      seen.push({ ...described, verdict: verdictName(verdict) })
+      if (verdict === 'hang') {
+        incoming.resume()
+        held.add(outgoing)
+        outgoing.on('close', () => held.delete(outgoing))
+        return
+      }
+      if (verdict !== 'forward' && 'code' in verdict) {
         incoming.resume()
         outgoing.writeHead(verdict.status, { 'Content-Type': 'application/xml' })
         outgoing.end(s3ErrorXml(verdict.code, `injected by the test gate`, incoming.url ?? '/'))
@@ -61,8 +114,12 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
           headers: incoming.headers,
         },
         (response) => {
-          outgoing.writeHead(response.statusCode ?? 502, response.headers)
-          response.pipe(outgoing)
+          if (verdict === 'forward') {
+            outgoing.writeHead(response.statusCode ?? 502, response.headers)
+            response.pipe(outgoing)
+            return
+          }
+          void answerAltered(response, outgoing, verdict).catch(() => outgoing.destroy())
         },
       )
       upstream.on('error', () => outgoing.destroy())
@@ -73,4 +130,35 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
   await once(server, 'listening')
   port = (server.address() as AddressInfo).port
   return gate
+}
+
+/** Reads the store's whole answer, then sends it slowly or rewritten. */
+async function answerAltered(
+  response: IncomingMessage,
+  outgoing: ServerResponse,
+  verdict: Exclude<GateVerdict, 'forward' | 'hang' | { readonly code: string }>,
+): Promise<void> {
+  const chunks: Buffer[] = []
+  for await (const chunk of response) chunks.push(chunk as Buffer)
+  const status = response.statusCode ?? 502
+  const headers = { ...response.headers }
+  delete headers['content-length']
+  delete headers['transfer-encoding']
+  if ('rewrite' in verdict) {
+    const altered = verdict.rewrite(Buffer.concat(chunks).toString('utf8'), status)
+    const body = Buffer.from(altered.body, 'utf8')
+    outgoing.writeHead(altered.status, { ...headers, 'content-length': String(body.length) })
+    outgoing.end(body)
+    return
+  }
+  const body = Buffer.concat(chunks)
+  const { chunks: pieces, gapMs } = verdict.slow
+  outgoing.writeHead(status, { ...headers, 'content-length': String(body.length) })
+  const size = Math.ceil(body.length / pieces)
+  for (let offset = 0; offset < body.length; offset += size) {
+    await sleep(gapMs)
+    if (outgoing.destroyed) return
+    outgoing.write(body.subarray(offset, offset + size))
+  }
+  outgoing.end()
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 
 /** An S3 request as tests reason about it: which operation, on which bucket. */
 export interface S3Request {
@@ -7,6 +7,8 @@ export interface S3Request {
   readonly operation: string
   readonly bucket: string | undefined
   readonly query: URLSearchParams
+  /** As sent: the signature, the session token (x-amz-security-token). */
+  readonly headers: IncomingHttpHeaders
 }
 
 /** Names the S3 operation of a path-style request (the subset the exporter and fixtures use). */
@@ -25,7 +27,13 @@ export function describeS3Request(request: IncomingMessage): S3Request {
   } else if (key.length === 0 && method === 'PUT') operation = 'CreateBucket'
   else if (key.length === 0 && method === 'DELETE') operation = 'DeleteBucket'
   else if (method === 'PUT') operation = 'PutObject'
-  return { method, operation, bucket: bucket ? decodeURIComponent(bucket) : undefined, query }
+  return {
+    method,
+    operation,
+    bucket: bucket ? decodeURIComponent(bucket) : undefined,
+    query,
+    headers: request.headers,
+  }
 }
 
 /** The error document S3 sends (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html). */
@@ -36,4 +44,30 @@ export function s3ErrorXml(code: string, message: string, resource: string): str
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+const REQUEST_IDS = '<RequestId>4442587FB7D0A2F9</RequestId><HostId>dGVzdC1ob3N0LWlk</HostId>'
+
+/** The access key id in a SigV4 Authorization header (`Credential=KEY/date/region/s3/aws4_request`). */
+function accessKeyOf(request: S3Request): string {
+  return /Credential=([^/]+)\//.exec(String(request.headers.authorization ?? ''))?.[1] ?? ''
+}
+
+/**
+ * S3's answer to a signature made with a wrong secret key, as AWS sends it: it echoes the access
+ * key id, the signature, and the canonical request, session token header included. Everything in
+ * it reaches the SDK's error object, so it tests that no such field is ever logged.
+ */
+export function signatureMismatchXml(request: S3Request): string {
+  const token = request.headers['x-amz-security-token']
+  const canonical = `${request.method}\n/${request.bucket ?? ''}\n\nhost:${request.headers.host}\n${token ? `x-amz-security-token:${token}\n` : ''}`
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided. Check your key and signing method.</Message><AWSAccessKeyId>${escapeXml(accessKeyOf(request))}</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256</StringToSign><SignatureProvided>${escapeXml(/Signature=(\w+)/.exec(String(request.headers.authorization))?.[1] ?? '')}</SignatureProvided><CanonicalRequest>${escapeXml(canonical)}</CanonicalRequest>${REQUEST_IDS}</Error>`
+}
+
+/** S3's answer to an expired session token, as AWS sends it: the token itself comes back in Token-0. */
+export function expiredTokenXml(request: S3Request): string {
+  const token = String(request.headers['x-amz-security-token'] ?? accessKeyOf(request))
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message><Token-0>${escapeXml(token)}</Token-0>${REQUEST_IDS}</Error>`
 }

@@ -123,6 +123,6 @@ test('S3: keys both or neither, endpoint a URL, and no secret in an error line',
   assert.equal(config.SCAN_VERSIONS, true)
   assert.equal(config.SCAN_INTERVAL_SECONDS, 300)
   assert.deepEqual(startupErrorLines({ BUCKETS_SOURCE: 'ftp' }), [
-    'BUCKETS_SOURCE="ftp": expected one of fs, s3',
+    'BUCKETS_SOURCE="ftp": expected one of fs, s3, rgw',
   ])
 })

@@ -59,6 +59,26 @@ describe('createLogger redaction', () => {
     assert.doesNotMatch(withUrlCredentials.text, /url-password-91c2/)
     assert.equal(withUrlCredentials.jsonLines().length, 1)
   })
+
+  it("scrubs the AWS SDK's own credentials from the environment (session token included)", () => {
+    const output = new CapturedOutput()
+    const { logger } = createLogger(configFor({ BUCKETS_SOURCE: 's3' }), {
+      consoleOutput: output,
+      environment: {
+        AWS_ACCESS_KEY_ID: 'ASIAAMBIENTKEY01',
+        AWS_SECRET_ACCESS_KEY: 'ambient-secret-3e9d',
+        AWS_SESSION_TOKEN: 'ambient-session-77b0',
+      },
+    })
+    // What an SDK error carries when S3 echoes credentials back (ExpiredToken, SignatureDoesNotMatch).
+    const sdkError = Object.assign(new Error('The provided token has expired.'), {
+      'Token-0': 'ambient-session-77b0',
+      AWSAccessKeyId: 'ASIAAMBIENTKEY01',
+    })
+    logger.warn({ err: sdkError, note: 'signed with ambient-secret-3e9d' }, 'listing failed')
+    assert.doesNotMatch(output.text, /ASIAAMBIENTKEY01|ambient-secret-3e9d|ambient-session-77b0/)
+    assert.equal(output.jsonLines().length, 1)
+  })
 })
 
 describe('createLogger targets and levels', () => {

@@ -3,14 +3,14 @@ import { BucketFilterSyntaxError, parseGlobList, parseShard } from '../../scanne
 import { describedPattern, StringEnum } from '../schema-helpers.js'
 
 /** Usage sources a scan can read; each is one file under src/scanner/sources/. */
-export const USAGE_SOURCES = ['fs', 's3'] as const
+export const USAGE_SOURCES = ['fs', 's3', 'rgw'] as const
 
 /** The background bucket-usage scanner, its bucket selection, and the S3 endpoint it may read. */
 export const scannerEnv = {
   BUCKETS_SOURCE: StringEnum(USAGE_SOURCES, {
     default: 'fs',
     description:
-      'Where bucket usage comes from: `fs` (one folder per bucket under `DATA_DIR`) or `s3` (an S3-compatible endpoint).',
+      "Where bucket usage comes from: `fs` (one folder per bucket under `DATA_DIR`), `s3` (an S3-compatible endpoint, listed) or `rgw` (Ceph RGW's admin API counters, one request per scan).",
   }),
   SCAN_INTERVAL_SECONDS: Type.Number({
     default: 300,
@@ -30,7 +30,7 @@ export const scannerEnv = {
     exclusiveMinimum: 0,
     maximum: 86400,
     description:
-      'Upper bound for measuring one bucket; a bucket that takes longer counts as failed for that scan.',
+      'Upper bound for measuring one bucket, and for listing the buckets; a bucket that takes longer counts as failed for that scan, a listing that takes longer as the source down.',
   }),
   SCAN_VERSIONS: Type.Boolean({
     default: false,
@@ -64,12 +64,12 @@ export const scannerEnv = {
   S3_ENDPOINT: Type.String({
     default: '',
     pattern: describedPattern('^(https?://.+)?$', 'an http:// or https:// URL'),
-    description: '`s3`: endpoint URL of the S3-compatible store (`http://minio:9000`). Empty: AWS S3.',
+    description: '`s3`, `rgw`: endpoint URL of the S3-compatible store (`http://minio:9000`). Empty: AWS S3.',
   }),
   S3_REGION: Type.String({
     default: 'us-east-1',
     minLength: 1,
-    description: '`s3`: region used to sign requests.',
+    description: '`s3`, `rgw`: region used to sign requests.',
   }),
   S3_FORCE_PATH_STYLE: Type.Boolean({
     default: false,
@@ -79,11 +79,11 @@ export const scannerEnv = {
   S3_ACCESS_KEY_ID: Type.String({
     default: '',
     description:
-      '`s3`: access key; with `S3_SECRET_ACCESS_KEY`. Empty: the AWS SDK default chain (environment, profile, web identity, instance role).',
+      '`s3`, `rgw`: access key; with `S3_SECRET_ACCESS_KEY`. Empty: the AWS SDK default chain (environment, profile, web identity, instance role).',
   }),
   S3_SECRET_ACCESS_KEY: Type.String({
     default: '',
-    description: '`s3`: secret key, with `S3_ACCESS_KEY_ID`.',
+    description: '`s3`, `rgw`: secret key, with `S3_ACCESS_KEY_ID`.',
   }),
 }
 

@@ -8,8 +8,8 @@ type SourceFactory = (config: Config, logger: Logger) => Promise<UsageSource> | 
 
 /**
  * BUCKETS_SOURCE -> factory. A new source is one file under sources/ and one entry here. Sources
- * with heavy dependencies are imported only when chosen: the AWS SDK alone is some 20 MB of
- * resident memory that an exporter of a data directory has no use for.
+ * with heavy dependencies (s3 and rgw load the AWS SDK) are imported only when chosen: the SDK
+ * alone is some 20 MB of resident memory that an exporter of a data directory has no use for.
  */
 const factories: Record<SourceName, SourceFactory> = {
   fs: (config) => createFsSource({ dataDir: config.DATA_DIR, threads: config.SCAN_CONCURRENCY }),
@@ -22,6 +22,15 @@ const factories: Record<SourceName, SourceFactory> = {
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       scanVersions: config.SCAN_VERSIONS,
       logger,
+    }),
+  rgw: async (config) =>
+    (await import('./rgw.js')).createRgwSource({
+      endpoint: config.S3_ENDPOINT,
+      region: config.S3_REGION,
+      accessKeyId: config.S3_ACCESS_KEY_ID,
+      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      adminPath: config.RGW_ADMIN_PATH,
+      requestTimeoutMs: config.SCAN_TIMEOUT_SECONDS * 1000,
     }),
 }
 

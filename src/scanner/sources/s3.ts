@@ -103,6 +103,8 @@ class S3UsageSource implements UsageSource {
           abortSignal,
         }),
       )
+      // An empty account still answers <Buckets/> (and its Owner); neither means no listing at all.
+      if (page.Buckets === undefined && page.Owner === undefined) throw notAListing('ListBuckets')
       for (const bucket of page.Buckets ?? []) if (bucket.Name) names.push(bucket.Name)
       token = page.ContinuationToken
       if (token !== undefined && token === continuation) throw stalled('ListBuckets')
@@ -158,6 +160,7 @@ class S3UsageSource implements UsageSource {
           { abortSignal },
         ),
       )
+      if (page.IsTruncated === undefined) throw notAListing(`ListObjectsV2 ${bucket}`)
       for (const object of page.Contents ?? []) {
         fold.add(object.Size ?? 0, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
       }
@@ -192,6 +195,7 @@ class S3UsageSource implements UsageSource {
           { abortSignal },
         ),
       )
+      if (page.IsTruncated === undefined) throw notAListing(`ListObjectVersions ${bucket}`)
       const histories = new Map<string, KeyHistory>()
       if (carried) histories.set(carried.key, carried)
       for (const version of page.Versions ?? []) {
@@ -240,6 +244,7 @@ class S3UsageSource implements UsageSource {
           { abortSignal },
         ),
       )
+      if (page.IsTruncated === undefined) throw notAListing(`ListMultipartUploads ${bucket}`)
       for (const upload of page.Uploads ?? []) {
         incomplete++
         const initiated = upload.Initiated?.getTime()
@@ -290,6 +295,15 @@ function noteEntry(histories: Map<string, KeyHistory>, key: string, versionId: s
   } else {
     histories.set(key, { key, entries: 1, onlyNullVersion: versionId === undefined || versionId === 'null' })
   }
+}
+
+/**
+ * A 200 answer the SDK parsed without complaint that holds no listing: an HTML error page or an
+ * empty body from a proxy comes out as an empty object. Taken as an empty last page it would
+ * publish wrong figures (a bucket cut short, every bucket gone) as a successful scan.
+ */
+function notAListing(action: string): SourceError {
+  return new SourceError(`${action}: the answer holds no listing (an HTML page or an empty body?)`, 'failed')
 }
 
 function stalled(action: string): SourceError {

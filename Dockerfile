@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+#
+# objstore-exporter image: built with tsc, run with production dependencies only, as a non-root
+# user, under tini (so SIGTERM reaches node and zombies are reaped).
+#
+#   docker build -t objstore-exporter .
+#   docker run -p 9786:9786 -v /mnt/disk1:/mnt/disk1:ro -e DRIVES=/mnt/disk1 objstore-exporter
+#
+# The root filesystem may be read-only: the process writes only below DATA_DIR (/data, and
+# STATE_FILE if set there).
+
+ARG NODE_IMAGE=node:24-slim
+
+# --- build: compile TypeScript to dist/ ----------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- deps: production dependencies only ----------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime --------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE}
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+# package.json is read at start for the version shown in exporter_build_info.
+COPY package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# /state: a mount point for STATE_FILE; owned by the runtime user so a fresh volume is writable.
+RUN mkdir /data /state && chown 1000:1000 /data /state
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=9786 \
+    DATA_DIR=/data
+# The image's `node` user, by number so Kubernetes can check runAsNonRoot without reading /etc/passwd.
+USER 1000:1000
+EXPOSE 9786
+# GET /healthz on the own port (HTTPS when TLS_CERT_FILE is set); see src/healthcheck.ts.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["node", "dist/healthcheck.js"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox'
+import { describedPattern } from '../schema-helpers.js'
+
+/**
+ * `BUCKETS_SOURCE=rgw`: Ceph RGW's admin API. It reuses the S3 variables (`S3_ENDPOINT`,
+ * `S3_REGION`, the key pair or the SDK default chain), since the admin API is signed like S3.
+ */
+export const rgwEnv = {
+  RGW_ADMIN_PATH: Type.String({
+    default: 'admin',
+    pattern: describedPattern('^/?[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*/?$', 'a URL path such as admin'),
+    description:
+      '`rgw`: where RGW serves its admin API under `S3_ENDPOINT` (its `rgw admin entry` setting). The key needs the admin cap `buckets=read`.',
+  }),
+}

@@ -1,0 +1,31 @@
+/**
+ * The image's HEALTHCHECK (`node dist/healthcheck.js`): GET /healthz on the container's own port,
+ * over HTTPS when TLS_CERT_FILE is set; exit 0 on a 200, 1 otherwise. It reads only HOST, PORT
+ * and TLS_CERT_FILE, so it works whatever else the configuration says. The certificate is not
+ * verified: this asks the process on this host whether it is alive, not who it is. With mutual
+ * TLS (TLS_CLIENT_CA_FILE) the handshake needs a client certificate this check does not have;
+ * rely on the orchestrator's probes there.
+ */
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+
+const TIMEOUT_MS = 4000
+const { HOST = '', PORT = '', TLS_CERT_FILE = '' } = process.env
+// A wildcard listen address answers on loopback; a specific one only on itself.
+const host = ['', '0.0.0.0', '::'].includes(HOST) ? '127.0.0.1' : HOST
+const port = Number(PORT || 9786)
+const request = TLS_CERT_FILE ? httpsRequest : httpRequest
+
+const probe = request(
+  { host, port, path: '/healthz', method: 'GET', timeout: TIMEOUT_MS, rejectUnauthorized: false },
+  (response) => {
+    response.resume()
+    process.exit(response.statusCode === 200 ? 0 : 1)
+  },
+)
+probe.on('timeout', () => probe.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)))
+probe.on('error', (error) => {
+  process.stderr.write(`healthcheck: ${error.message}\n`)
+  process.exit(1)
+})
+probe.end()

@@ -1,0 +1,286 @@
+/**
+ * A client for the Ceph RADOS Gateway admin API's bucket statistics:
+ * `GET /admin/bucket?stats=true&format=json`, SigV4-signed (service `s3`) with the same access key
+ * as the S3 API. The key's user needs the admin cap `buckets=read`.
+ *
+ * One request answers for every bucket of the cluster (all owners): RGW reads the per-bucket
+ * counters its bucket index keeps up to date on every write, so it costs a few index reads per
+ * bucket instead of a listing of every object. The call takes no `max-entries`/`marker` in any
+ * release (only `uid`, `bucket` and `stats`; Ceph 16 "pacific" included), so there is no
+ * pagination to follow: RGW streams the whole array in one response.
+ *
+ * What the counters mean differs from a listing (see README "Ceph RGW"): `rgw.main` counts every
+ * object version (noncurrent ones too, delete markers not) and the uploaded parts of incomplete
+ * multipart uploads; `rgw.multimeta` holds one entry per incomplete multipart upload.
+ */
+import { Sha256 } from '@smithy/core/checksum'
+import { SignatureV4 } from '@smithy/signature-v4'
+
+/** Usage of one RGW storage category (`rgw.main`, `rgw.multimeta`, `rgw.none`, `rgw.shadow`...). */
+export interface RgwCategoryUsage {
+  /** Logical bytes (what clients uploaded). */
+  readonly sizeBytes: number
+  /** Bytes rounded up to RGW's 4 KiB allocation unit, per object. */
+  readonly actualSizeBytes: number
+  /** Bytes after compression (equals sizeBytes without compression); absent before Ceph 15. */
+  readonly utilizedBytes: number | undefined
+  readonly objects: number
+}
+
+export interface RgwBucketQuota {
+  readonly enabled: boolean
+  /** Bytes, or undefined when no byte limit is set (RGW writes -1). */
+  readonly maxSizeBytes: number | undefined
+  /** Objects, or undefined when no object limit is set (RGW writes -1). */
+  readonly maxObjects: number | undefined
+}
+
+export interface RgwBucketStats {
+  /** The bucket's name as S3 clients see it (without the tenant). */
+  readonly bucket: string
+  /** The tenant, '' for the default (global) tenant. */
+  readonly tenant: string
+  readonly owner: string
+  /** Per storage category, keyed by RGW's category name (`rgw.main`...). Empty for an empty bucket. */
+  readonly usage: ReadonlyMap<string, RgwCategoryUsage>
+  readonly quota: RgwBucketQuota | undefined
+  /** Creation time in ms since the epoch, when RGW reports it. */
+  readonly createdMs: number | undefined
+}
+
+/** The category holding objects (every version) and the parts of incomplete multipart uploads. */
+export const RGW_MAIN = 'rgw.main'
+/** One entry per incomplete multipart upload (its meta object; size 0). */
+export const RGW_MULTIMETA = 'rgw.multimeta'
+
+export class RgwAdminResponseError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RgwAdminResponseError'
+  }
+}
+
+type JsonObject = Record<string, unknown>
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function count(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
+    throw new RgwAdminResponseError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`)
+  }
+  return value
+}
+
+/** RGW writes -1 (or 0 for max_size_kb) for "no limit". */
+function limit(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+function parseCategory(value: unknown, where: string): RgwCategoryUsage {
+  if (!isObject(value)) throw new RgwAdminResponseError(`${where}: expected an object`)
+  return {
+    sizeBytes: count(value.size, `${where}.size`),
+    actualSizeBytes: count(value.size_actual, `${where}.size_actual`),
+    utilizedBytes:
+      value.size_utilized === undefined ? undefined : count(value.size_utilized, `${where}.size_utilized`),
+    objects: count(value.num_objects, `${where}.num_objects`),
+  }
+}
+
+function parseQuota(value: unknown): RgwBucketQuota | undefined {
+  if (!isObject(value)) return undefined
+  return {
+    enabled: value.enabled === true,
+    maxSizeBytes: limit(value.max_size),
+    maxObjects: limit(value.max_objects),
+  }
+}
+
+function parseTime(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  // RGW writes "2026-12-02T14:13:03.481915Z" (microseconds); Date.parse keeps the milliseconds.
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+/** One element of the array `GET /admin/bucket?stats=true` answers (also the whole answer for `&bucket=`). */
+export function parseBucketStats(value: unknown, where = 'bucket'): RgwBucketStats {
+  if (!isObject(value)) throw new RgwAdminResponseError(`${where}: expected an object`)
+  if (typeof value.bucket !== 'string' || value.bucket === '') {
+    throw new RgwAdminResponseError(`${where}.bucket: expected a bucket name`)
+  }
+  const name = value.bucket
+  const usage = new Map<string, RgwCategoryUsage>()
+  // A bucket that never held an object answers "usage": {} (or no usage at all on old releases).
+  if (value.usage !== undefined) {
+    if (!isObject(value.usage)) throw new RgwAdminResponseError(`${where}(${name}).usage: expected an object`)
+    for (const [category, figures] of Object.entries(value.usage)) {
+      usage.set(category, parseCategory(figures, `${where}(${name}).usage.${category}`))
+    }
+  }
+  return {
+    bucket: name,
+    tenant: typeof value.tenant === 'string' ? value.tenant : '',
+    owner: typeof value.owner === 'string' ? value.owner : '',
+    usage,
+    quota: parseQuota(value.bucket_quota),
+    createdMs: parseTime(value.creation_time),
+  }
+}
+
+/** The whole answer of `GET /admin/bucket?stats=true&format=json` (no `bucket=`): an array. */
+export function parseBucketStatsList(value: unknown): RgwBucketStats[] {
+  if (!Array.isArray(value)) {
+    throw new RgwAdminResponseError('expected an array of bucket stats (was stats=true sent?)')
+  }
+  return value.map((element, index) => parseBucketStats(element, `[${index}]`))
+}
+
+/** Figures of one category, zeros when the bucket has none in it. */
+export function categoryUsage(stats: RgwBucketStats, category: string): RgwCategoryUsage {
+  return stats.usage.get(category) ?? { sizeBytes: 0, actualSizeBytes: 0, utilizedBytes: 0, objects: 0 }
+}
+
+/** An error answer of the admin API, with RGW's error code (`AccessDenied`, `NoSuchBucket`...). */
+export class RgwAdminHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    /** Why this answer is likely, when the caller knows better than the status alone. */
+    explanation = hint(status, code),
+  ) {
+    super(
+      `RGW admin API answered ${status}${code ? ` ${code}` : ''}${explanation ? ` (${explanation})` : ''}`,
+    )
+    this.name = 'RgwAdminHttpError'
+  }
+
+  /** Throttling and server-side failures may pass; refused credentials or caps will not. */
+  get retryable(): boolean {
+    return this.status === 429 || this.status >= 500
+  }
+}
+
+function hint(status: number, code: string): string {
+  if (status === 403 && code === 'AccessDenied') {
+    return 'the user needs the admin cap buckets=read: radosgw-admin caps add --uid=USER --caps="buckets=read"'
+  }
+  if (status === 403) return 'check the access key and secret'
+  if (status === 404 && code !== 'NoSuchBucket') return NOT_ADMIN_API
+  return ''
+}
+
+const NOT_ADMIN_API =
+  'no RGW admin API there: is this a Ceph RGW endpoint, and is RGW_ADMIN_PATH its rgw admin entry?'
+
+type SignerInit = ConstructorParameters<typeof SignatureV4>[0]
+
+export interface RgwAdminClientOptions {
+  /** The RGW endpoint, as for S3 (`http://rgw.example:7480`); a path prefix is kept. */
+  readonly endpoint: string
+  /** Signing region; RGW accepts any. */
+  readonly region: string
+  /** Static keys or a provider (the AWS SDK's default chain, for instance). */
+  readonly credentials: SignerInit['credentials']
+  /** RGW's `rgw admin entry` (default `admin`). */
+  readonly adminPath?: string
+  /** Bound on one request, headers and body (default 60 s). */
+  readonly timeoutMs?: number
+}
+
+/** RFC 3986 escaping, as SigV4 canonicalises query strings. */
+function escapeRfc3986(value: string): string {
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
+}
+
+export class RgwAdminClient {
+  readonly #base: URL
+  readonly #adminPath: string
+  readonly #signer: SignatureV4
+  readonly #timeoutMs: number
+
+  constructor(options: RgwAdminClientOptions) {
+    this.#base = new URL(options.endpoint)
+    const prefix = this.#base.pathname.replace(/\/+$/, '')
+    this.#adminPath = `${prefix}/${(options.adminPath ?? 'admin').replace(/^\/+|\/+$/g, '')}`
+    this.#signer = new SignatureV4({
+      service: 's3',
+      region: options.region,
+      credentials: options.credentials,
+      sha256: Sha256,
+    })
+    this.#timeoutMs = options.timeoutMs ?? 60_000
+  }
+
+  /** Usage of every bucket of the cluster, one request. */
+  async listBucketStats(signal?: AbortSignal): Promise<RgwBucketStats[]> {
+    try {
+      return parseBucketStatsList(await this.#get('bucket', { stats: 'true', format: 'json' }, signal))
+    } catch (error) {
+      // Without a bucket parameter a 404 cannot mean a missing bucket: RGW took the path for an
+      // S3 request (GET /<bucket>/<key>), so the admin API is not where we asked.
+      if (error instanceof RgwAdminHttpError && error.status === 404) {
+        throw new RgwAdminHttpError(error.status, error.code, NOT_ADMIN_API)
+      }
+      throw error
+    }
+  }
+
+  /** Usage of one bucket (`NoSuchBucket` as an RgwAdminHttpError 404 when it is gone). */
+  async bucketStats(bucket: string, signal?: AbortSignal): Promise<RgwBucketStats> {
+    return parseBucketStats(await this.#get('bucket', { bucket, stats: 'true', format: 'json' }, signal))
+  }
+
+  async #get(
+    resource: string,
+    query: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const path = `${this.#adminPath}/${resource}`
+    const port = this.#base.port ? Number(this.#base.port) : undefined
+    const signed = await this.#signer.sign({
+      method: 'GET',
+      protocol: this.#base.protocol,
+      hostname: this.#base.hostname,
+      ...(port === undefined ? {} : { port }),
+      path,
+      query,
+      // fetch sends exactly URL.host (the port only when not the scheme's default).
+      headers: { host: this.#base.host },
+    })
+    const search = Object.keys(query)
+      .sort()
+      .map((key) => `${escapeRfc3986(key)}=${escapeRfc3986(query[key] as string)}`)
+      .join('&')
+    const url = `${this.#base.origin}${path}?${search}`
+    const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'))
+    const timeout = AbortSignal.timeout(this.#timeoutMs)
+    const response = await fetch(url, {
+      headers,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    })
+    const text = await response.text()
+    if (response.status !== 200) throw new RgwAdminHttpError(response.status, errorCode(text))
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      throw new RgwAdminResponseError(
+        `RGW admin API answered 200 with a body that is not JSON (${text.length} bytes)`,
+      )
+    }
+  }
+}
+
+/** RGW answers errors as JSON (`{"Code":"AccessDenied",...}`) with format=json, XML otherwise. */
+function errorCode(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown
+    if (isObject(parsed) && typeof parsed.Code === 'string') return parsed.Code
+  } catch {}
+  return /<Code>([^<]*)<\/Code>/.exec(body)?.[1] ?? ''
+}

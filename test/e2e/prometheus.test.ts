@@ -1,0 +1,413 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3'
+import { catalogue, familyKeys, fullName } from '../../src/metrics/catalogue.js'
+import { startExporter } from '../support/exporter.js'
+import type { ParsedExposition } from '../support/exposition.js'
+import { LogReceiver } from '../support/log-receiver.js'
+import { startLoggingExporter } from '../support/logging-exporter.js'
+import { eventually, type RunningPrometheus, startPrometheus } from '../support/prometheus.js'
+import { dashboardQueries, fillGrafanaVariables, readRules, variableQueries } from '../support/promql.js'
+import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
+import { type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js'
+import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
+import { MiB, rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
+import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
+import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
+
+/**
+ * Five exporters scraped by one real Prometheus (every second, each through a proxy that keeps
+ * every scrape body) with the shipped alert rules loaded, then asked through Prometheus's HTTP
+ * API what a user's Prometheus and Grafana would ask:
+ * - `fs`: a real data directory of bucket folders, and drives (two folders and a missing one);
+ * - `s3rver`: a real S3 server (s3rver) with buckets and objects;
+ * - `xml`: an S3 endpoint answering the versions and multipart listings s3rver lacks with the
+ *   XML AWS documents (SCAN_VERSIONS=true), so version and upload panels have data;
+ * - `rgw`: a real Ceph RGW read through its admin API, which knows bucket quotas;
+ * - `logs`: shipping its log to a real HTTP receiver, so the log-target panels have data.
+ */
+
+const JOB = 'objstore-exporter'
+const NAMESPACE = 'objstore'
+const ALERTS = join(REPO_ROOT, 'config/alerts.yml')
+const dashboard: unknown = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'grafana/dashboards/objstore-exporter.json'), 'utf8'),
+)
+const HOUR = 3600
+
+interface Target {
+  readonly name: string
+  readonly proxy: RecordingProxy
+  close(): Promise<void>
+}
+
+describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason() }, () => {
+  let scratch: string
+  let missingDrive: string
+  let backupTime: number
+  let startedSeconds: number
+  let s3rver: S3rverProcess
+  let xmlStore: XmlStore
+  let receiver: LogReceiver
+  let rgw: RgwCluster
+  const targets: Target[] = []
+  let prometheus: RunningPrometheus
+  const target = (name: string) => targets.find((candidate) => candidate.name === name) as Target
+
+  before(async () => {
+    startedSeconds = Math.floor(Date.now() / 1000)
+    scratch = await mkdtemp(join(tmpdir(), 'objstore-e2e-'))
+    const drives = [join(scratch, 'disk1'), join(scratch, 'disk2')]
+    for (const drive of drives) await mkdir(drive)
+    // A third configured drive that does not exist: offline, so ObjstoreDriveOffline has a case.
+    missingDrive = join(scratch, 'disk3')
+
+    // fs: `logs` with three files, `backups` whose newest file is 30 hours old (past the 26 h
+    // threshold config/alerts.yml sets for a bucket named `backups`).
+    const dataDir = join(scratch, 'data')
+    backupTime = Math.floor(Date.now() / 1000) - 30 * HOUR
+    await writeFiles(
+      join(dataDir, 'logs'),
+      { 'a.log': 100, 'b.log': 2000, 'sub/c.log': 70000 },
+      1_700_000_000,
+    )
+    await writeFiles(join(dataDir, 'backups'), { 'db.dump': 5000 }, backupTime)
+
+    s3rver = await startS3rver()
+    await fillBucket(s3rver.client, 'photos', [
+      { key: 'a.jpg', size: 1000 },
+      { key: 'b.jpg', size: 2000 },
+      { key: 'c/d.jpg', size: 3000 },
+    ])
+    xmlStore = await startXmlStore([VERSIONED_BUCKET], 1000)
+
+    // rgw: one bucket with a 64 MiB quota and one 4 KiB object.
+    rgw = await startRgwCluster()
+    const rgwClient = rgwS3Client(rgw)
+    await rgwClient.send(new CreateBucketCommand({ Bucket: 'capped' }))
+    await rgwClient.send(new PutObjectCommand({ Bucket: 'capped', Key: 'part-1', Body: Buffer.alloc(4096) }))
+    rgwClient.destroy()
+    await rgw.radosgwAdmin([
+      'quota',
+      'set',
+      '--bucket=capped',
+      '--quota-scope=bucket',
+      `--max-size=${64 * MiB}`,
+    ])
+    await rgw.radosgwAdmin(['quota', 'enable', '--bucket=capped', '--quota-scope=bucket'])
+
+    const exporters: Array<[string, Record<string, string>]> = [
+      ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],
+      ['s3rver', { ...s3rver.exporterEnv }],
+      [
+        'xml',
+        {
+          BUCKETS_SOURCE: 's3',
+          S3_ENDPOINT: xmlStore.endpoint,
+          S3_FORCE_PATH_STYLE: 'true',
+          S3_ACCESS_KEY_ID: 'test',
+          S3_SECRET_ACCESS_KEY: 'test',
+          SCAN_VERSIONS: 'true',
+        },
+      ],
+      ['rgw', rgwSourceEnv(rgw, 'rgw')],
+    ]
+    for (const [name, env] of exporters) {
+      const exporter = await startExporter(env)
+      targets.push({
+        name,
+        proxy: await startRecordingProxy(exporter.baseUrl),
+        close: () => exporter.close(),
+      })
+    }
+    receiver = await LogReceiver.start()
+    const shipping = await startLoggingExporter(receiver)
+    targets.push({
+      name: 'logs',
+      proxy: await startRecordingProxy(shipping.baseUrl),
+      close: () => shipping.close(),
+    })
+    prometheus = await startPrometheus({
+      scrapeConfigs: [
+        {
+          job_name: JOB,
+          static_configs: targets.map(({ name, proxy }) => ({
+            targets: [proxy.target],
+            labels: { source_kind: name },
+          })),
+        },
+      ],
+      ruleFiles: [ALERTS],
+    })
+    await eventually('two scrapes of every target stored by Prometheus', 30_000, async () => {
+      const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 2`)
+      return stored.length === targets.length ? true : undefined
+    })
+  })
+
+  after(async () => {
+    await prometheus?.close()
+    for (const { proxy, close } of targets) {
+      await proxy.close()
+      await close()
+    }
+    await receiver?.close()
+    await rgw?.stop()
+    await xmlStore?.close()
+    await s3rver?.stop()
+    await rm(scratch, { recursive: true, force: true })
+  })
+
+  test('every target is up', async () => {
+    const up = await prometheus.query(`up{job="${JOB}"}`)
+    assert.deepEqual(up.map((sample) => [sample.metric.source_kind, sample.value]).sort(), [
+      ['fs', 1],
+      ['logs', 1],
+      ['rgw', 1],
+      ['s3rver', 1],
+      ['xml', 1],
+    ])
+  })
+
+  test('Prometheus stored exactly the figures each exporter served, scrape by scrape', async () => {
+    const names = familyKeys.flatMap((key) => {
+      const name = fullName(NAMESPACE, key)
+      return catalogue[key].type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name]
+    })
+    const stored = await prometheus.samples(`{__name__=~"${names.join('|')}", job="${JOB}"}[5m]`)
+    const compared = new Set<string>()
+    for (const series of stored) {
+      const { __name__: name = '', job: _job, instance, source_kind: _kind, ...labels } = series.metric
+      const served = targets.find(({ proxy }) => proxy.target === instance)?.proxy.scrapes ?? []
+      assert.ok(served.length >= 2, `${instance}: ${served.length} scrapes recorded`)
+      // A family can join later (a source's first result): compare the scrapes that carry it.
+      const servedValues = served.flatMap((scrape) => valuesIn(scrape, name, labels))
+      assert.ok(series.values.length >= 2, `${name}: ${series.values.length} samples stored`)
+      // In order, each stored sample is a served one. Not always all of them: Prometheus may not
+      // have committed the newest scrape yet, or may have given up on a slow one (1 s timeout).
+      assert.ok(
+        isSubsequence(series.values, servedValues),
+        `${instance} ${name} ${JSON.stringify(labels)}: stored ${series.values.join(',')} but served ${servedValues.join(',')}`,
+      )
+      compared.add(name)
+    }
+    // Every family of the catalogue went through: some source here emits each.
+    const expected = familyKeys.map(
+      (key) => fullName(NAMESPACE, key) + (catalogue[key].type === 'histogram' ? '_count' : ''),
+    )
+    assert.deepEqual(
+      expected.filter((name) => !compared.has(name)),
+      [],
+    )
+  })
+
+  test('drive and cluster capacity: the figures statfs gives, two of three drives online, parity 1', async () => {
+    const fs = target('fs').proxy.scrapes.at(-1) as ParsedExposition
+    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drive_online_total`, {}), 2)
+    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drive_offline_total`, {}), 1)
+    assert.equal(valueIn(fs, `${NAMESPACE}_node_drive_online`, { drive: missingDrive }), 0)
+    const rawTotal = valueIn(fs, `${NAMESPACE}_cluster_capacity_raw_total_bytes`, {})
+    assert.equal(
+      valueIn(fs, `${NAMESPACE}_cluster_capacity_usable_total_bytes`, {}),
+      Math.floor((rawTotal * 2) / 3),
+    )
+    const [usable] = await prometheus.query(
+      `${NAMESPACE}_cluster_capacity_usable_total_bytes{source_kind="fs"}`,
+    )
+    assert.equal(usable?.value, Math.floor((rawTotal * 2) / 3))
+  })
+
+  test('bucket figures in Prometheus are those of the data directory, s3rver, the XML store and RGW', async () => {
+    const figures = async (family: string) =>
+      Object.fromEntries(
+        (await prometheus.query(`${NAMESPACE}_${family}{job="${JOB}"}`)).map((sample) => [
+          sample.metric.bucket,
+          sample.value,
+        ]),
+      )
+    assert.deepEqual(await figures('bucket_usage_total_bytes'), {
+      logs: 72100,
+      backups: 5000,
+      photos: 6000,
+      versioned: 100,
+      capped: 4096,
+    })
+    assert.deepEqual(await figures('bucket_usage_object_total'), {
+      logs: 3,
+      backups: 1,
+      photos: 3,
+      versioned: 1,
+      capped: 1,
+    })
+    const { photos: photosNewest, ...newest } = await figures('bucket_newest_object_timestamp_seconds')
+    assert.deepEqual(newest, {
+      logs: 1_700_000_000,
+      backups: backupTime,
+      versioned: Date.parse('2026-03-02T00:00:00Z') / 1000,
+    })
+    // s3rver stamps objects when they are written, during this test's set-up.
+    assert.ok(Math.abs((photosNewest ?? 0) - startedSeconds) < 600, `photos newest ${photosNewest}`)
+    assert.deepEqual(await figures('bucket_usage_version_total'), { versioned: 4 })
+    assert.deepEqual(await figures('bucket_usage_deletemarker_total'), { versioned: 1 })
+    assert.deepEqual(await figures('bucket_noncurrent_bytes'), { versioned: 80 })
+    assert.deepEqual(await figures('bucket_multipart_uploads_incomplete'), { versioned: 2, capped: 0 })
+    assert.deepEqual(await figures('bucket_quota_total_bytes'), { capped: 64 * MiB })
+    assert.deepEqual(await figures('bucket_multipart_oldest_initiated_timestamp_seconds'), {
+      versioned: Date.parse('2026-02-01T00:00:00Z') / 1000,
+    })
+    const [median] = await prometheus.query(
+      `histogram_quantile(0.5, sum by (le) (${NAMESPACE}_bucket_object_size_bytes_bucket{bucket="photos"}))`,
+    )
+    assert.ok(median && median.value > 1000 && median.value <= 4096, `median ${median?.value}`)
+  })
+
+  test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
+    const shipped = readRules(ALERTS)
+    const rules = await eventually('every rule evaluated', 20_000, async () => {
+      const data = await prometheus.api<{
+        groups: Array<{
+          rules: Array<{ name: string; health: string; lastError?: string; lastEvaluation: string }>
+        }>
+      }>('rules')
+      const all = data.groups.flatMap((group) => group.rules)
+      return all.length === shipped.length && all.every((rule) => !rule.lastEvaluation.startsWith('0001-'))
+        ? all
+        : undefined
+    })
+    assert.deepEqual(
+      rules
+        .filter((rule) => rule.health !== 'ok')
+        .map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`),
+      [],
+    )
+  })
+
+  test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
+    const alerts = await eventually(
+      'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
+      20_000,
+      async () => {
+        const data = await prometheus.api<{
+          alerts: Array<{
+            labels: Record<string, string>
+            annotations: Record<string, string>
+            state: string
+          }>
+        }>('alerts')
+        const names = new Set(data.alerts.map((alert) => alert.labels.alertname))
+        return names.has('ObjstoreDriveOffline') && names.has('ObjstoreBucketBackupStale')
+          ? data.alerts
+          : undefined
+      },
+    )
+    const named = (name: string) => alerts.filter((alert) => alert.labels.alertname === name)
+    assert.deepEqual(
+      named('ObjstoreDriveOffline').map((alert) => [alert.labels.drive, alert.labels.severity, alert.state]),
+      [[missingDrive, 'critical', 'pending']],
+    )
+    const [stale, ...others] = named('ObjstoreBucketBackupStale')
+    assert.equal(others.length, 0, 'only the bucket with a threshold is watched')
+    assert.deepEqual(
+      [stale?.labels.bucket, stale?.labels.source_kind, stale?.state],
+      ['backups', 'fs', 'firing'],
+    )
+    assert.match(stale?.annotations.summary ?? '', /^No new object in bucket backups for 1d 6h \d+m \d+s$/)
+    // Space alerts depend on this machine's disk; the exporter's own health must be clean.
+    const exporterGroup = new Set(
+      readRules(ALERTS)
+        .filter((rule) => rule.group === 'objstore-exporter')
+        .map((rule) => rule.name),
+    )
+    assert.deepEqual(
+      alerts.filter((alert) => exporterGroup.has(alert.labels.alertname ?? '')),
+      [],
+    )
+  })
+
+  test('every dashboard variable finds values', async () => {
+    for (const variable of variableQueries(dashboard)) {
+      const values = await prometheus.api<string[]>(`label/${variable.label}/values`, {
+        'match[]': fillGrafanaVariables(variable.selector),
+      })
+      assert.ok(
+        values.length > 0,
+        `$${variable.variable}: no ${variable.label} values for ${variable.selector}`,
+      )
+    }
+  })
+
+  describe('every dashboard panel query returns data', () => {
+    for (const query of dashboardQueries(dashboard)) {
+      const expr = fillGrafanaVariables(query.expr)
+      test(`${query.panel} / ${query.refId}`, async () => {
+        const result = await prometheus.query(expr)
+        assert.ok(result.length > 0, `no data for ${expr}`)
+      })
+    }
+  })
+})
+
+function isSubsequence(stored: readonly number[], served: readonly number[]): boolean {
+  let next = 0
+  for (const value of stored) {
+    while (next < served.length && served[next] !== value) next++
+    if (next === served.length) return false
+    next++
+  }
+  return true
+}
+
+/** The value of the one series `name{labels}` (exactly these labels) in a scrape, if served. */
+function valuesIn(
+  scrape: ParsedExposition,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): number[] {
+  const found = scrape.samples.filter(
+    (sample) =>
+      sample.name === name &&
+      Object.keys(sample.labels).length === Object.keys(labels).length &&
+      Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  )
+  assert.ok(found.length <= 1, `${name}${JSON.stringify(labels)} served ${found.length} times in one scrape`)
+  return found.map((sample) => sample.value)
+}
+
+function valueIn(scrape: ParsedExposition, name: string, labels: Readonly<Record<string, string>>): number {
+  const [value, ...more] = valuesIn(scrape, name, labels)
+  assert.ok(value !== undefined && more.length === 0, `${name}${JSON.stringify(labels)} not served`)
+  return value
+}
+
+/** Writes files of the given sizes below `folder`, all last modified at `mtimeSeconds`. */
+async function writeFiles(
+  folder: string,
+  files: Record<string, number>,
+  mtimeSeconds: number,
+): Promise<void> {
+  for (const [relativePath, size] of Object.entries(files)) {
+    const path = join(folder, relativePath)
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, Buffer.alloc(size))
+    await utimes(path, mtimeSeconds, mtimeSeconds)
+  }
+}
+
+/** Two keys: k1 with a current 100 B version over a 50 B one; k2 deleted (a marker over 30 B). */
+const VERSIONED_BUCKET: StoredBucket = {
+  name: 'versioned',
+  versions: [
+    { key: 'k1', versionId: 'v2', isLatest: true, lastModified: new Date('2026-03-02T00:00:00Z'), size: 100 },
+    { key: 'k1', versionId: 'v1', isLatest: false, lastModified: new Date('2026-03-01T00:00:00Z'), size: 50 },
+    { key: 'k2', versionId: 'v4', isLatest: true, lastModified: new Date('2026-03-04T00:00:00Z') },
+    { key: 'k2', versionId: 'v3', isLatest: false, lastModified: new Date('2026-03-03T00:00:00Z'), size: 30 },
+  ],
+  uploads: [
+    { key: 'big.iso', uploadId: 'u1', initiated: new Date('2026-02-01T00:00:00Z') },
+    { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z') },
+  ],
+}

@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { DeleteBucketCommand } from '@aws-sdk/client-s3'
+import { type RunningExporter, startExporter } from '../support/exporter.js'
+import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
+import { freePort } from '../support/process.js'
+import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
+import {
+  type BucketModel,
+  MiB,
+  rgwS3Client,
+  rgwSourceEnv,
+  ScenarioWriter,
+  sum,
+  writeStandardScenario,
+} from '../support/rgw-scenario.js'
+
+/**
+ * The whole exporter against a real Ceph RGW: BUCKETS_SOURCE=s3 with SCAN_VERSIONS=true lists
+ * every bucket of the standard scenario, BUCKETS_SOURCE=rgw reads the admin API's counters, and
+ * a real scrape of each must show the exact figures of what was written (the scenario's model).
+ */
+describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
+  let cluster: RgwCluster
+  let writer: ScenarioWriter
+  let s3Exporter: RunningExporter
+  let rgwExporter: RunningExporter
+  let s3Scrape: ParsedExposition
+  let rgwScrape: ParsedExposition
+  let writtenFrom: number
+  let writtenTo: number
+
+  const sourceEnv = (source: 's3' | 'rgw', extra: Record<string, string> = {}) =>
+    rgwSourceEnv(cluster, source, extra)
+
+  before(async () => {
+    cluster = await startRgwCluster()
+    writer = new ScenarioWriter(rgwS3Client(cluster))
+    writtenFrom = Math.floor(Date.now() / 1000) - 1
+    await writeStandardScenario(writer)
+    writtenTo = Math.ceil(Date.now() / 1000) + 1
+    await cluster.radosgwAdmin([
+      'quota',
+      'set',
+      '--bucket=plain',
+      '--quota-scope=bucket',
+      `--max-size=${64 * MiB}`,
+    ])
+    await cluster.radosgwAdmin(['quota', 'enable', '--bucket=plain', '--quota-scope=bucket'])
+    s3Exporter = await startExporter(sourceEnv('s3', { SCAN_VERSIONS: 'true' }))
+    rgwExporter = await startExporter(sourceEnv('rgw'))
+    await Promise.all([s3Exporter.exporter.scanner.scanNow(), rgwExporter.exporter.scanner.scanNow()])
+    s3Scrape = await s3Exporter.scrape()
+    rgwScrape = await rgwExporter.scrape()
+  })
+  after(async () => {
+    await s3Exporter?.close()
+    await rgwExporter?.close()
+    writer?.s3.destroy()
+    await cluster?.stop()
+  })
+
+  const model = (name: string): BucketModel => writer.model(name)
+  const value = (scrape: ParsedExposition, name: string, labels: Record<string, string> = {}) =>
+    sampleValue(scrape, `objstore_${name}`, labels)
+  const absent = (scrape: ParsedExposition, name: string, bucket: string) =>
+    assert.equal(findSamples(scrape, `objstore_${name}`, { bucket }).length, 0, `${name}{bucket="${bucket}"}`)
+
+  describe('BUCKETS_SOURCE=s3, SCAN_VERSIONS=true', () => {
+    it('reports every bucket, the source up and every scan successful', () => {
+      assert.equal(value(s3Scrape, 'source_up', { source: 's3' }), 1)
+      assert.equal(value(s3Scrape, 'cluster_bucket_total'), writer.buckets.size)
+      for (const name of writer.buckets.keys()) {
+        assert.equal(value(s3Scrape, 'bucket_scan_success', { bucket: name }), 1, name)
+      }
+    })
+
+    it('measures current objects and bytes of every bucket, and the cluster totals', () => {
+      for (const [name, bucket] of writer.buckets) {
+        assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', { bucket: name }), bucket.currentBytes, name)
+        assert.equal(
+          value(s3Scrape, 'bucket_usage_object_total', { bucket: name }),
+          bucket.currentObjects,
+          name,
+        )
+      }
+      const buckets = [...writer.buckets.values()]
+      assert.equal(value(s3Scrape, 'cluster_usage_total_bytes'), sum(buckets.map((b) => b.currentBytes)))
+      assert.equal(value(s3Scrape, 'cluster_usage_object_total'), sum(buckets.map((b) => b.currentObjects)))
+      assert.equal(value(s3Scrape, 'cluster_usage_version_total'), sum(buckets.map((b) => b.versionCount)))
+      assert.equal(
+        value(s3Scrape, 'cluster_usage_deletemarker_total'),
+        sum(buckets.map((b) => b.deleteMarkers)),
+      )
+    })
+
+    it('counts versions, delete markers and noncurrent bytes of the versioned bucket', () => {
+      const versioned = model('versioned')
+      const labels = { bucket: 'versioned' }
+      assert.equal(value(s3Scrape, 'bucket_usage_version_total', labels), versioned.versionCount)
+      assert.equal(value(s3Scrape, 'bucket_usage_deletemarker_total', labels), versioned.deleteMarkers)
+      assert.equal(value(s3Scrape, 'bucket_noncurrent_bytes', labels), versioned.noncurrentBytes)
+      assert.deepEqual(
+        [versioned.versionCount, versioned.deleteMarkers, versioned.noncurrentBytes],
+        [9, 2, 1000 + 2000 + 4000 + 50],
+      )
+      // Entries per key: report.csv 3, gone.bin 2 (version + marker), back.txt 3, single.txt 1.
+      const perKey = [...versioned.versionsByKey.values()].map((versions) => versions.length)
+      const range = (name: string) =>
+        value(s3Scrape, 'bucket_objects_version_distribution', { ...labels, range: name })
+      assert.equal(range('SINGLE_VERSION'), perKey.filter((n) => n === 1).length)
+      assert.equal(range('BETWEEN_2_AND_10'), perKey.filter((n) => n >= 2 && n < 10).length)
+      assert.equal(range('UNVERSIONED'), 0)
+    })
+
+    it('sees the unversioned bucket beside it: one null version per key, no noncurrent bytes', () => {
+      const plain = model('plain')
+      const labels = { bucket: 'plain' }
+      assert.equal(value(s3Scrape, 'bucket_usage_version_total', labels), plain.currentObjects)
+      assert.equal(value(s3Scrape, 'bucket_usage_deletemarker_total', labels), 0)
+      assert.equal(value(s3Scrape, 'bucket_noncurrent_bytes', labels), 0)
+      assert.equal(
+        value(s3Scrape, 'bucket_objects_version_distribution', { ...labels, range: 'UNVERSIONED' }),
+        plain.currentObjects,
+      )
+    })
+
+    it("sorts the plain bucket's objects into MinIO's size ranges and the histogram", () => {
+      const labels = { bucket: 'plain' }
+      const range = (name: string) =>
+        value(s3Scrape, 'bucket_objects_size_distribution', { ...labels, range: name })
+      // Sizes written: 0, 200, 1023 | 1024, 5000 | 64 KiB+1 | 256 KiB+1 | 512 KiB+1 | 1 MiB, 1 MiB+1 | 10 MiB+1.
+      assert.equal(range('LESS_THAN_1024_B'), 3)
+      assert.equal(range('BETWEEN_1024_B_AND_64_KB'), 2)
+      assert.equal(range('BETWEEN_64_KB_AND_256_KB'), 1)
+      assert.equal(range('BETWEEN_256_KB_AND_512_KB'), 1)
+      assert.equal(range('BETWEEN_512_KB_AND_1_MB'), 1)
+      assert.equal(range('BETWEEN_1024B_AND_1_MB'), 5)
+      assert.equal(range('BETWEEN_1_MB_AND_10_MB'), 2)
+      assert.equal(range('BETWEEN_10_MB_AND_64_MB'), 1)
+      assert.equal(range('GREATER_THAN_512_MB'), 0)
+      const sizes = model('plain').currentSizes
+      const buckets = findSamples(s3Scrape, 'objstore_bucket_object_size_bytes_bucket', labels)
+      assert.ok(buckets.length > 2)
+      for (const sample of buckets) {
+        const le = sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le)
+        assert.equal(sample.value, sizes.filter((size) => size <= le).length, `le=${sample.labels.le}`)
+      }
+      assert.equal(value(s3Scrape, 'bucket_object_size_bytes_sum', labels), sum(sizes))
+      assert.equal(value(s3Scrape, 'bucket_object_size_bytes_count', labels), sizes.length)
+    })
+
+    it('reports newest and oldest object times within the writing window', () => {
+      for (const name of ['plain', 'versioned', 'multipart', 'many-keys']) {
+        const newest = value(s3Scrape, 'bucket_newest_object_timestamp_seconds', { bucket: name })
+        const oldest = value(s3Scrape, 'bucket_oldest_object_timestamp_seconds', { bucket: name })
+        assert.ok(writtenFrom <= oldest && oldest <= newest && newest <= writtenTo, name)
+      }
+      absent(s3Scrape, 'bucket_newest_object_timestamp_seconds', 'empty')
+    })
+
+    it('counts incomplete multipart uploads and their oldest start; a completed upload is an object', () => {
+      const multipart = model('multipart')
+      const labels = { bucket: 'multipart' }
+      assert.equal(value(s3Scrape, 'bucket_multipart_uploads_incomplete', labels), 2)
+      const oldest = value(s3Scrape, 'bucket_multipart_oldest_initiated_timestamp_seconds', labels)
+      assert.ok(writtenFrom <= oldest && oldest <= writtenTo)
+      assert.equal(multipart.currentBytes, 5 * MiB + 123 + 11)
+      assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', labels), multipart.currentBytes)
+      assert.equal(value(s3Scrape, 'bucket_multipart_uploads_incomplete', { bucket: 'plain' }), 0)
+    })
+
+    it('lists past 1,000 keys with spaces, unicode and characters that need URL encoding', () => {
+      const manyKeys = model('many-keys')
+      assert.equal(value(s3Scrape, 'bucket_usage_object_total', { bucket: 'many-keys' }), 1234)
+      assert.equal(
+        value(s3Scrape, 'bucket_usage_total_bytes', { bucket: 'many-keys' }),
+        manyKeys.currentBytes,
+      )
+    })
+
+    it('reports the empty bucket as zeros', () => {
+      assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', { bucket: 'empty' }), 0)
+      assert.equal(value(s3Scrape, 'bucket_usage_object_total', { bucket: 'empty' }), 0)
+    })
+  })
+
+  describe('BUCKETS_SOURCE=rgw (admin API counters)', () => {
+    it('reports every bucket and the source up', () => {
+      assert.equal(value(rgwScrape, 'source_up', { source: 'rgw' }), 1)
+      assert.equal(value(rgwScrape, 'cluster_bucket_total'), writer.buckets.size)
+      for (const name of writer.buckets.keys()) {
+        assert.equal(value(rgwScrape, 'bucket_scan_success', { bucket: name }), 1, name)
+      }
+    })
+
+    it('equals the s3 source where listing and counters agree: unversioned, no incomplete uploads', () => {
+      for (const name of ['plain', 'many-keys', 'empty']) {
+        for (const family of ['bucket_usage_total_bytes', 'bucket_usage_object_total']) {
+          assert.equal(
+            value(rgwScrape, family, { bucket: name }),
+            value(s3Scrape, family, { bucket: name }),
+            name,
+          )
+        }
+      }
+    })
+
+    it('differs as documented: noncurrent versions and incomplete parts are counted', () => {
+      for (const [name, bucket] of writer.buckets) {
+        const labels = { bucket: name }
+        const s3Bytes = value(s3Scrape, 'bucket_usage_total_bytes', labels)
+        const s3Noncurrent = value(s3Scrape, 'bucket_noncurrent_bytes', labels)
+        const s3NoncurrentVersions =
+          value(s3Scrape, 'bucket_usage_version_total', labels) -
+          value(s3Scrape, 'bucket_usage_deletemarker_total', labels) -
+          value(s3Scrape, 'bucket_usage_object_total', labels)
+        assert.equal(
+          value(rgwScrape, 'bucket_usage_total_bytes', labels),
+          s3Bytes + s3Noncurrent + bucket.incompletePartBytes,
+          `${name} bytes`,
+        )
+        assert.equal(
+          value(rgwScrape, 'bucket_usage_object_total', labels),
+          value(s3Scrape, 'bucket_usage_object_total', labels) +
+            s3NoncurrentVersions +
+            bucket.incompleteParts,
+          `${name} objects`,
+        )
+        assert.equal(
+          value(rgwScrape, 'bucket_multipart_uploads_incomplete', labels),
+          value(s3Scrape, 'bucket_multipart_uploads_incomplete', labels),
+          `${name} incomplete uploads`,
+        )
+      }
+      assert.ok(model('versioned').noncurrentBytes > 0 && model('multipart').incompletePartBytes > 0)
+    })
+
+    it('reports an enabled bucket quota, and nothing for buckets without one', () => {
+      assert.equal(value(rgwScrape, 'bucket_quota_total_bytes', { bucket: 'plain' }), 64 * MiB)
+      absent(rgwScrape, 'bucket_quota_total_bytes', 'versioned')
+    })
+
+    it('leaves out the families the counters cannot give', () => {
+      for (const family of [
+        'bucket_objects_size_distribution',
+        'bucket_object_size_bytes_bucket',
+        'bucket_newest_object_timestamp_seconds',
+        'bucket_oldest_object_timestamp_seconds',
+        'bucket_storage_class_bytes',
+        'bucket_usage_version_total',
+        'bucket_usage_deletemarker_total',
+        'bucket_noncurrent_bytes',
+        'bucket_multipart_oldest_initiated_timestamp_seconds',
+      ]) {
+        absent(rgwScrape, family, 'plain')
+        absent(rgwScrape, family, 'multipart')
+      }
+    })
+
+    it("says in HELP where the rgw source's numbers come from", () => {
+      assert.match(rgwScrape.help.get('objstore_bucket_usage_total_bytes') ?? '', /rgw/i)
+      assert.match(rgwScrape.help.get('objstore_bucket_usage_object_total') ?? '', /rgw/i)
+    })
+  })
+
+  it('rgw: a key without the admin cap is source_up 0 with a log line naming the cap, never the secret', async () => {
+    await cluster.radosgwAdmin([
+      'user',
+      'create',
+      '--uid=plain-user',
+      '--display-name=plain user',
+      '--access-key=PLAINUSERKEY',
+      '--secret-key=plain-user-secret-value',
+    ])
+    const denied = await startExporter(
+      sourceEnv('rgw', { S3_ACCESS_KEY_ID: 'PLAINUSERKEY', S3_SECRET_ACCESS_KEY: 'plain-user-secret-value' }),
+    )
+    try {
+      await denied.exporter.scanner.scanNow()
+      await denied.exporter.scanner.scanNow()
+      const scrape = await denied.scrape()
+      assert.equal(value(scrape, 'source_up', { source: 'rgw' }), 0)
+      assert.equal(findSamples(scrape, 'objstore_bucket_usage_total_bytes').length, 0)
+      const warnings = denied.logs.lines.filter((line) => line.msg === 'usage source unreachable')
+      assert.equal(warnings.length, 1, 'logged once per state change, not per scan')
+      assert.match(String(warnings[0]?.error), /403 AccessDenied.*buckets=read/)
+      const allLogs = JSON.stringify(denied.logs.lines)
+      assert.equal(allLogs.includes('plain-user-secret-value'), false)
+      assert.equal(allLogs.includes(cluster.secretAccessKey), false)
+    } finally {
+      await denied.close()
+    }
+  })
+
+  it('rgw: a wrong RGW_ADMIN_PATH is source_up 0, explained', async () => {
+    const wrongPath = await startExporter(sourceEnv('rgw', { RGW_ADMIN_PATH: 'not-admin' }))
+    try {
+      await wrongPath.exporter.scanner.scanNow()
+      const scrape = await wrongPath.scrape()
+      assert.equal(value(scrape, 'source_up', { source: 'rgw' }), 0)
+      const warning = wrongPath.logs.lines.find((line) => line.msg === 'usage source unreachable')
+      assert.match(
+        String(warning?.error),
+        /answered 404 NoSuchBucket \(no RGW admin API there: .*RGW_ADMIN_PATH/,
+      )
+    } finally {
+      await wrongPath.close()
+    }
+  })
+
+  it('rgw: an endpoint that is down is source_up 0 after the retries, and the exporter keeps serving', async () => {
+    const closedPort = await freePort()
+    const down = await startExporter(sourceEnv('rgw', { S3_ENDPOINT: `http://127.0.0.1:${closedPort}` }))
+    try {
+      await down.exporter.scanner.scanNow()
+      const scrape = await down.scrape()
+      assert.equal(value(scrape, 'source_up', { source: 'rgw' }), 0)
+      const warning = down.logs.lines.find((line) => line.msg === 'usage source unreachable')
+      assert.match(String(warning?.error), /ECONNREFUSED/)
+    } finally {
+      await down.close()
+    }
+  })
+
+  it('shows a bucket created between two scans, and drops one deleted (both sources)', async () => {
+    await writer.createBucket('newcomer')
+    await writer.put('newcomer', 'hello.txt', 42)
+    await writer.s3.send(new DeleteBucketCommand({ Bucket: 'empty' }))
+    writer.buckets.delete('empty')
+    for (const running of [s3Exporter, rgwExporter]) {
+      await running.exporter.scanner.scanNow()
+      const scrape = await running.scrape()
+      assert.equal(value(scrape, 'bucket_usage_total_bytes', { bucket: 'newcomer' }), 42)
+      assert.equal(value(scrape, 'bucket_usage_object_total', { bucket: 'newcomer' }), 1)
+      assert.equal(
+        scrape.samples.some((sample) => sample.labels.bucket === 'empty'),
+        false,
+        'no series left for the deleted bucket',
+      )
+      assert.equal(value(scrape, 'cluster_bucket_total'), writer.buckets.size)
+    }
+  })
+})

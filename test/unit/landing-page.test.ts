@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { BucketRecord } from '../../src/scanner/snapshot.js'
+import { formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
+import type { ExporterStatus } from '../../src/server/status.js'
+
+const SECRET = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY'
+
+function status(overrides: Partial<ExporterStatus> = {}): ExporterStatus {
+  return {
+    startedAtMs: Date.UTC(2026, 0, 1),
+    namespace: 'objstore',
+    collectors: () => [],
+    drives: () => [],
+    waitingFor: () => [],
+    usage: () => undefined,
+    ...overrides,
+  }
+}
+
+function render(value: ExporterStatus): string {
+  return renderLandingPage({
+    version: '1.2.3',
+    nodeVersion: 'v22.0.0',
+    metricsPath: '/metrics',
+    status: value,
+    secrets: [SECRET],
+    nowMs: Date.UTC(2026, 0, 1, 0, 5),
+  })
+}
+
+test('a secret quoted in an error or a readiness reason never reaches the page', () => {
+  const page = render(
+    status({
+      collectors: () => [
+        { name: 'usage', state: 'failing', error: `signature mismatch for ${SECRET}`, lastRunAtMs: 0 },
+      ],
+      waitingFor: () => [`source ${SECRET}`],
+      drives: () => [{ path: '/mnt/d1', state: { online: false, reason: `odd ${SECRET}` } }],
+    }),
+  )
+  assert.ok(!page.includes(SECRET))
+  assert.match(page, /failing: signature mismatch for \[redacted\]/)
+  assert.match(page, /offline: odd \[redacted\]/)
+})
+
+test('drive paths and errors are escaped, not interpreted as markup', () => {
+  const page = render(
+    status({
+      drives: () => [
+        { path: '/mnt/<script>alert(1)</script>', state: { online: false, reason: 'a "quoted" & <b>' } },
+      ],
+    }),
+  )
+  assert.ok(!page.includes('<script>alert'))
+  assert.match(page, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/)
+  assert.match(page, /a &#34;quoted&#34; &#38; &#60;b&#62;/)
+})
+
+test('an online drive gets a meter of used against total bytes and readable figures', () => {
+  const page = render(
+    status({
+      drives: () => [
+        {
+          path: '/mnt/d1',
+          state: {
+            online: true,
+            capacity: {
+              totalBytes: 1024 ** 4,
+              usedBytes: 256 * 1024 ** 3,
+              freeBytes: 700 * 1024 ** 3,
+              totalInodes: 10,
+              usedInodes: 1,
+              freeInodes: 9,
+            },
+          },
+        },
+        { path: '/mnt/d2' },
+      ],
+    }),
+  )
+  assert.match(page, /<meter min="0" max="1099511627776" [^>]*value="274877906944"/)
+  assert.match(page, /25\.0% used/)
+  assert.match(page, /256\.0 GiB of 1\.0 TiB/)
+  assert.match(page, /700\.0 GiB free/)
+  assert.match(
+    page,
+    /data-drive="\/mnt\/d2"><td><code>\/mnt\/d2<\/code><\/td><td class="state unknown" colspan="3">not probed yet/,
+  )
+  assert.match(
+    page,
+    /Started<\/dt><dd><time datetime="2026-01-01T00:00:00Z">2026-01-01T00:00:00Z<\/time> \(5 min ago\)/,
+  )
+})
+
+test('byte and age formatting', () => {
+  assert.equal(formatBytes(0), '0 B')
+  assert.equal(formatBytes(1023), '1023 B')
+  assert.equal(formatBytes(1536), '1.5 KiB')
+  assert.equal(formatBytes(5 * 1024 ** 5), '5.0 PiB')
+  assert.equal(formatAge(42), '42 s')
+  assert.equal(formatAge(600), '10 min')
+  assert.equal(formatAge(3 * 3600), '3 h')
+  assert.equal(formatAge(5 * 86400), '5 d')
+})
+
+test('buckets: the ten largest first, with the last scan, and a note before the first snapshot', () => {
+  assert.match(render(status()), /No usage snapshot yet: the first scan is running/)
+  const buckets: BucketRecord[] = Array.from({ length: 12 }, (_, index) => ({
+    name: `bucket-${String(index).padStart(2, '0')}`,
+    usage: { bytes: index * 1024, objects: index, newestModifiedSeconds: Date.UTC(2026, 0, 1) / 1000 - 3600 },
+    scanSuccess: index !== 11,
+    scanDurationSeconds: 0.1,
+  }))
+  buckets.push({ name: 'never-measured', scanSuccess: false, scanDurationSeconds: 1 })
+  const page = render(
+    status({
+      usage: () => ({
+        sourceName: 's3',
+        sourceId: 's3:http://store',
+        sourceUp: true,
+        completedAtMs: Date.UTC(2026, 0, 1, 0, 3),
+        buckets,
+      }),
+    }),
+  )
+  assert.match(
+    page,
+    /Source <code>s3<\/code> <span class="state ok">up<\/span>; last scan finished <time datetime="2026-01-01T00:03:00Z">[^<]+<\/time> \(2 min ago\); 13 bucket\(s\), 2 failing\./,
+  )
+  assert.match(page, /<caption>The 10 largest of 12\.<\/caption>/)
+  const listed = [...page.matchAll(/data-bucket="([^"]+)"/g)].map((match) => match[1])
+  assert.deepEqual(listed, [
+    'bucket-11',
+    'bucket-10',
+    'bucket-09',
+    'bucket-08',
+    'bucket-07',
+    'bucket-06',
+    'bucket-05',
+    'bucket-04',
+    'bucket-03',
+    'bucket-02',
+  ])
+  assert.match(
+    page,
+    /<tr data-bucket="bucket-11"><td><code>bucket-11<\/code><\/td><td>11\.0 KiB<\/td><td>11<\/td><td>65 min ago<\/td><td class="state bad">failed<\/td><\/tr>/,
+  )
+})
