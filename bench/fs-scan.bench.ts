@@ -2,15 +2,14 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import pino from 'pino'
+import { benchBuild } from './support/build.js'
 import { median, report } from './support/report.js'
 
 /**
  * fs scan against `du -sb` on the same generated tree of 200,000 files, in the same run, page
  * cache warm for both (each measured after a warm-up pass; medians of five). The scan is the real
- * one: the usage scanner with the fs source, as built for deployment (compiled with
- * tsconfig.build.json into node_modules/.cache, as `npm run build` does into dist/), worker
+ * one: the usage scanner with the fs source, as built for deployment (support/build.ts), worker
  * threads started afresh for each scan as in production. Built, because under tsx each walk
  * thread first starts its own TypeScript loader (~150 ms), a cost deployments do not pay.
  *
@@ -49,37 +48,12 @@ function timeDu(root: string): number {
   return performance.now() - started
 }
 
-/** Inside the repository, so the compiled files resolve their imports against our node_modules. */
-const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/objstore-bench-build/', import.meta.url))
-
 type ScannerModule = typeof import('../src/scanner/scanner.js')
 type FsSourceModule = typeof import('../src/scanner/sources/fs.js')
 
-/** Compiles src/ as the build does, into a folder whose imports resolve against our node_modules. */
-async function buildScanner(): Promise<{
-  UsageScanner: ScannerModule['UsageScanner']
-  createFsSource: FsSourceModule['createFsSource']
-}> {
-  const repo = fileURLToPath(new URL('..', import.meta.url))
-  rmSync(BUILD_DIR, { recursive: true, force: true })
-  const tsc = spawnSync(
-    process.execPath,
-    [
-      join(repo, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      join(repo, 'tsconfig.build.json'),
-      '--outDir',
-      BUILD_DIR,
-    ],
-    { encoding: 'utf8' },
-  )
-  if (tsc.status !== 0) throw new Error(`build failed: ${tsc.stdout}${tsc.stderr}`)
-  const scanner = (await import(join(BUILD_DIR, 'scanner/scanner.js'))) as ScannerModule
-  const fs = (await import(join(BUILD_DIR, 'scanner/sources/fs.js'))) as FsSourceModule
-  return { UsageScanner: scanner.UsageScanner, createFsSource: fs.createFsSource }
-}
-
-const { UsageScanner, createFsSource } = await buildScanner()
+const build = benchBuild()
+const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
+const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs.js')
 
 async function timeScan(root: string, expected: { files: number; bytes: number }): Promise<number> {
   const scanner = new UsageScanner({
@@ -133,5 +107,5 @@ try {
   ])
 } finally {
   rmSync(root, { recursive: true, force: true })
-  rmSync(BUILD_DIR, { recursive: true, force: true })
+  build.remove()
 }

@@ -43,7 +43,7 @@ try {
   const expectedBytes = bucketCount * objectsPerBucket * ((objectsPerBucket + 1) / 2) * 100
   const timeScans = async (source: 's3' | 'rgw'): Promise<number[]> => {
     const config = loadConfig(rgwSourceEnv(cluster, source), { dotenvPath: false })
-    const scanner = createScannerFromConfig(config, pino({ level: 'warn' }))
+    const scanner = await createScannerFromConfig(config, pino({ level: 'warn' }))
     const seconds: number[] = []
     try {
       for (let round = 0; round < rounds; round++) {

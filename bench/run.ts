@@ -1,23 +1,29 @@
 import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { BUILD_ENV, buildFolder, compile } from './support/build.js'
 import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
 
 /**
  * `npm run bench`: runs every bench/*.bench.ts in its own process (so memory figures are not
  * mixed), streams its output, then prints one table of all rows. `npm run bench -- scrape` runs
- * only benches whose file name contains "scrape". Exit code 1 when a target was missed.
+ * only benches whose file name contains "scrape". Exit code 1 when a target was missed. src/ is
+ * compiled once for all of them (support/build.ts).
  */
 const folder = fileURLToPath(new URL('.', import.meta.url))
 const filter = process.argv[2] ?? ''
 const files = (await readdir(folder))
   .filter((name) => name.endsWith('.bench.ts') && name.includes(filter))
   .sort()
+const build = buildFolder(`objstore-bench-build-${process.pid}`)
+compile(build)
 const rows: BenchRow[] = []
 for (const file of files) {
   process.stdout.write(`\n== ${file}\n`)
   const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', `${folder}${file}`], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, [BUILD_ENV]: build },
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
@@ -32,5 +38,6 @@ for (const file of files) {
   }
   rows.push(...(JSON.parse(resultLine.slice(RESULT_PREFIX.length)) as BenchRow[]))
 }
+rmSync(build, { recursive: true, force: true })
 process.stdout.write(`\n== summary\n${formatTable(rows)}\n`)
 process.exitCode = rows.every((row) => row.pass) ? 0 : 1

@@ -9,6 +9,7 @@ import { createLoggerCollector, type LogDeliverySource } from './collectors/logg
 import { CollectorRunner } from './collectors/runner.js'
 import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
+import { UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
 import { ExporterRegistry } from './metrics/registry.js'
 import { RuntimeMetrics } from './metrics/runtime-metrics.js'
@@ -47,7 +48,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
-  const scanner = createScannerFromConfig(config, logger.child({ component: 'scanner' }))
+  const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
+  const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
+  // Rendered when published (the state file's snapshot included), before the first scrape asks.
+  scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
   const drives = createDrivesCollector({
     drives: config.DRIVES,
     timeoutMs: config.DRIVE_TIMEOUT_MS,
@@ -57,7 +61,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   const collectors: Collector[] = [
     drives,
-    createUsageCollector({ snapshot: () => scanner.snapshot }),
+    createUsageCollector({ snapshot: () => scanner.snapshot, exposition: usageExposition }),
     ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
@@ -99,6 +103,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       await security.close()
       // Together: a running scan is aborted while in-flight scrapes finish.
       await Promise.all([scanner.close(), app.close()])
+      usageExposition.close()
       runtime.close()
     },
   }

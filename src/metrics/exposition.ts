@@ -33,24 +33,39 @@ export function renderFamilies(families: readonly ExpositionFamily[], format: Ex
 }
 
 export function renderFamily(family: ExpositionFamily, format: ExpositionFormat): string {
+  let out = familyHeader(family, format)
+  for (const sample of family.samples) out += sampleLine(sample.name, sample.labels, sample.value)
+  return out
+}
+
+/** The `# HELP` and `# TYPE` lines of a family. */
+export function familyHeader(
+  family: { readonly name: string; readonly help: string; readonly type: ExpositionType },
+  format: ExpositionFormat,
+): string {
   // OpenMetrics names a counter family without its `_total`, which stays on the sample.
   const familyName =
     format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name
   const type = format === 'openmetrics' && family.type === 'untyped' ? 'unknown' : family.type
-  let out = `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
-  for (const sample of family.samples) {
-    out += sample.name
-    if (sample.labels.length > 0) {
-      out += '{'
-      for (let index = 0; index < sample.labels.length; index++) {
-        const [labelName, labelValue] = sample.labels[index] as readonly [string, string]
-        out += `${index ? ',' : ''}${labelName}="${escapeLabelValue(labelValue)}"`
-      }
-      out += '}'
+  return `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
+}
+
+/** One sample line; the same in both formats. */
+export function sampleLine(
+  name: string,
+  labels: ReadonlyArray<readonly [string, string]>,
+  value: number,
+): string {
+  let out = name
+  if (labels.length > 0) {
+    out += '{'
+    for (let index = 0; index < labels.length; index++) {
+      const [labelName, labelValue] = labels[index] as readonly [string, string]
+      out += `${index ? ',' : ''}${labelName}="${escapeLabelValue(labelValue)}"`
     }
-    out += ` ${formatValue(sample.value)}\n`
+    out += '}'
   }
-  return out
+  return `${out} ${formatValue(value)}\n`
 }
 
 export const OPENMETRICS_EOF = '# EOF\n'
@@ -59,7 +74,11 @@ export function escapeHelp(help: string): string {
   return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')
 }
 
+/** Most label values (bucket names) need no escaping; testing first spares three replacements. */
+const NEEDS_ESCAPE = /[\\\n"]/
+
 export function escapeLabelValue(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
 }
 

@@ -7,6 +7,7 @@ import {
   type LabelsOf,
 } from './catalogue.js'
 import type { ExpositionFamily, ExpositionSample } from './exposition.js'
+import type { ExpositionBlock } from './exposition-block.js'
 
 export interface GaugeSample {
   readonly labels: Readonly<Record<string, string>>
@@ -29,20 +30,34 @@ interface HistogramSample {
 
 export class UndeclaredLabelsError extends Error {}
 
+/** Families that take set(): every type but histogram. */
+export type SettableFamilyKey = FamilyKeyOfType<'gauge' | 'counter' | 'untyped'>
+
+/**
+ * What series are written into: a MetricSet (one scrape's samples) or an exposition block being
+ * rendered (a snapshot's families, rendered once). Both are typed from the catalogue.
+ */
+export interface MetricSink {
+  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void
+  histogram<K extends FamilyKeyOfType<'histogram'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    histogram: HistogramSnapshot,
+  ): void
+}
+
 /**
  * What collectors write into during one scrape: samples keyed by catalogue family. Only declared
  * families can be named (typed), and label names are checked against the declaration, so nothing
- * outside the catalogue can reach the exposition.
+ * outside the catalogue can reach the exposition. A collector may also attach blocks: families
+ * rendered ahead of the scrape (from the same catalogue), served as they are.
  */
-export class MetricSet {
+export class MetricSet implements MetricSink {
   readonly #values = new Map<FamilyKey, GaugeSample[]>()
   readonly #histograms = new Map<FamilyKey, HistogramSample[]>()
+  readonly #blocks: ExpositionBlock[] = []
 
-  set<K extends FamilyKeyOfType<'gauge' | 'counter' | 'untyped'>>(
-    key: K,
-    labels: LabelsOf<K>,
-    value: number,
-  ): void {
+  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void {
     checkLabels(key, labels)
     let samples = this.#values.get(key)
     if (!samples) {
@@ -69,8 +84,19 @@ export class MetricSet {
     samples.push({ labels, histogram })
   }
 
+  /** Serves `block`'s families as rendered; none of them may also get samples in this set. */
+  attach(block: ExpositionBlock): void {
+    this.#blocks.push(block)
+  }
+
+  /** The attached blocks, in the order attached. */
+  get blocks(): readonly ExpositionBlock[] {
+    return this.#blocks
+  }
+
   /** Moves every sample of `other` into this set (used to accept a successful collector's output). */
   absorb(other: MetricSet): void {
+    this.#blocks.push(...other.#blocks)
     for (const [key, samples] of other.#values) {
       const own = this.#values.get(key)
       if (own) own.push(...samples)
@@ -88,10 +114,17 @@ export class MetricSet {
     return this.#values.get(key) ?? []
   }
 
-  /** The families with samples, in catalogue order, named under `namespace`. */
+  /**
+   * The families with samples, in catalogue order, named under `namespace`; the attached blocks'
+   * families come separately (`blocks`). Throws if a family is in both, which would repeat it.
+   */
   toExposition(namespace: string): ExpositionFamily[] {
     const families: ExpositionFamily[] = []
     for (const key of familyKeys) {
+      const block = this.#blocks.find((candidate) => candidate.keys.has(key))
+      if (block && (this.#values.has(key) || this.#histograms.has(key))) {
+        throw new Error(`${key}: samples written next to a rendered block holding the family`)
+      }
       const definition = catalogue[key]
       const name = fullName(namespace, key)
       const samples: ExpositionSample[] = []
@@ -134,6 +167,6 @@ export function histogramSamples(
 }
 
 /** `le` values as Prometheus clients write them: integers without a fraction, no exponent below 1e21. */
-function formatBound(bound: number): string {
+export function formatBound(bound: number): string {
   return Number.isFinite(bound) ? String(bound) : bound > 0 ? '+Inf' : '-Inf'
 }

@@ -5,12 +5,12 @@ import { UsageScanner } from './scanner.js'
 import { createUsageSource } from './sources/index.js'
 
 /** The scanner the configuration describes: its source, bucket selection, schedule and state file. */
-export function createScannerFromConfig(config: Config, logger: Logger): UsageScanner {
+export async function createScannerFromConfig(config: Config, logger: Logger): Promise<UsageScanner> {
   const fixedBuckets = config.BUCKETS.split(',')
     .map((name) => name.trim())
     .filter((name) => name.length > 0)
   return new UsageScanner({
-    source: createUsageSource(config, logger),
+    source: await createUsageSource(config, logger),
     filter: bucketFilterFromConfig(config),
     ...(fixedBuckets.length > 0 ? { fixedBuckets } : {}),
     intervalMs: config.SCAN_INTERVAL_SECONDS * 1000,

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
-import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { linkedAbort } from './linked-abort.js'
+import { type BucketRecord, deepFreeze, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 import { loadState, saveState } from './state-file.js'
@@ -196,7 +197,10 @@ export class UsageScanner {
     const started = performance.now()
     const seconds = () => (performance.now() - started) / 1000
     try {
-      const usage = await this.#bounded(scanSignal, 'not measured', (signal) => round.measure(bucket, signal))
+      // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
+      const usage = deepFreeze(
+        await this.#bounded(scanSignal, 'not measured', (signal) => round.measure(bucket, signal)),
+      )
       return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
     } catch (error) {
       return { ok: false, error: asSourceError(error), seconds: seconds() }
@@ -212,17 +216,18 @@ export class UsageScanner {
     what: string,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const timeout = new AbortController()
+    const abort = linkedAbort(scanSignal)
     const timer = setTimeout(() => {
       const limit = this.#options.timeoutMs / 1000
-      timeout.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
+      abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
     }, this.#options.timeoutMs)
     timer.unref()
-    const signal = AbortSignal.any([scanSignal, timeout.signal])
+    const { signal } = abort
     try {
       return await untilAborted(work(signal), signal)
     } finally {
       clearTimeout(timer)
+      abort.dispose()
     }
   }
 

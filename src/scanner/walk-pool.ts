@@ -1,6 +1,5 @@
-import { extname } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { startSiblingWorker } from '../worker-threads.js'
 import type { WalkResult, WalkTask } from './fs-walk.js'
 import type { WalkReply, WalkRequest } from './fs-walk-worker.js'
 
@@ -130,18 +129,12 @@ export class WalkPool {
 }
 
 /**
- * Starts a walk worker from this module's sibling file. Under tsx (tests, `npm start`) the file is
- * TypeScript and tsx's loader does not reach worker threads by itself (tsx#354), so the worker
- * registers it first; built output (`dist/`) loads the compiled JavaScript directly.
+ * A walk worker, from this module's sibling file (compiled or, under tsx, TypeScript). A walk
+ * makes short-lived directory entries by the million: a young generation of 8 MB (V8's default
+ * grows to 32) collects them as well and keeps the thread's memory small.
  */
 function startWalkWorker(): Worker {
-  const extension = extname(fileURLToPath(import.meta.url))
-  const entry = new URL(`./fs-walk-worker${extension}`, import.meta.url)
-  // No inherited node flags: a walk needs none, and preloads given to the process (`--import` of
-  // a loader or of instrumentation) would otherwise run again in every thread, on every scan.
-  const options = { execArgv: [] }
-  if (extension !== '.ts') return new Worker(entry, options)
-  const tsx = import.meta.resolve('tsx/esm/api')
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(bootstrap, { ...options, eval: true })
+  return startSiblingWorker(import.meta.url, 'fs-walk-worker', {
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  })
 }

@@ -1,5 +1,12 @@
-import { Pool } from 'undici'
+import { createRequire } from 'node:module'
+import type { Pool } from 'undici'
 import { retryAfterMs } from './backoff.js'
+
+/**
+ * undici is loaded when the first poster is built, not when the logging module is: an exporter
+ * logging to the console only never needs it, and it is some 10 MB of resident memory.
+ */
+const loadUndici = () => createRequire(import.meta.url)('undici') as typeof import('undici')
 
 /** What became of one POST: delivered, rejected for good (dropped), or worth retrying. */
 export type PostOutcome =
@@ -40,7 +47,7 @@ export class BatchPoster {
       ...authorizationHeader(url, options.authToken),
     }
     // Batches go one at a time (entries stay in order), so one connection kept alive is enough.
-    this.#pool = new Pool(url.origin, {
+    this.#pool = new (loadUndici().Pool)(url.origin, {
       connections: 1,
       pipelining: 1,
       keepAliveTimeout: 30_000,

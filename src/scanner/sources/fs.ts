@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events'
 import { readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import type { WalkTask } from '../fs-walk.js'
+import type { WalkResult, WalkTask } from '../fs-walk.js'
+import { linkedAbort } from '../linked-abort.js'
 import { mergeUsage } from '../usage-fold.js'
 import { WalkError, WalkPool } from '../walk-pool.js'
 import { type BucketUsage, type FailureKind, type ScanRound, SourceError, type UsageSource } from './types.js'
@@ -88,9 +89,22 @@ async function measureBucket(
   if (bucket === '.' || bucket === '..' || bucket.includes('/') || bucket.includes('\0')) {
     throw new SourceError(`"${bucket}" is not a bucket folder name`, 'missing')
   }
-  // One failing part ends the bucket: its other parts stop instead of walking on for nothing.
-  const controller = new AbortController()
-  const stop = AbortSignal.any([signal, controller.signal])
+  const fail = (error: unknown): never => {
+    if (signal.aborted) throw signal.reason
+    throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
+  }
+  let root: WalkResult
+  try {
+    root = await pool.run({ dirs: [`${dataDir}/${bucket}`], expand: true, isBucketRoot: true }, signal)
+  } catch (error) {
+    return fail(error)
+  }
+  const first = splitFolders(root.subdirs, 0, pool.size)
+  if (first.length === 0) return root.usage
+  // One failing part ends the bucket: its other parts stop instead of walking on for nothing. (Made
+  // only for buckets with parts: a scan of many small buckets makes no controller per bucket.)
+  const abort = linkedAbort(signal)
+  const stop = abort.signal
   // Every queued part of the bucket listens to it; a large bucket has many parts.
   setMaxListeners(0, stop)
   const walk = async (task: WalkTask, depth: number): Promise<BucketUsage> => {
@@ -101,11 +115,13 @@ async function measureBucket(
     return parts.reduce(mergeUsage, usage)
   }
   try {
-    return await walk({ dirs: [`${dataDir}/${bucket}`], expand: true, isBucketRoot: true }, 0)
+    const parts = await Promise.all(first.map((task) => walk(task, 1)))
+    return parts.reduce(mergeUsage, root.usage)
   } catch (error) {
-    controller.abort(error)
-    if (signal.aborted) throw signal.reason
-    throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
+    abort.controller.abort(error)
+    return fail(error)
+  } finally {
+    abort.dispose()
   }
 }
 

@@ -1,11 +1,9 @@
-import { promisify } from 'node:util'
-import { gzip as gzipCallback } from 'node:zlib'
+import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { CONTENT_TYPES, negotiateFormat, OPENMETRICS_EOF, renderFamilies } from '../../metrics/exposition.js'
+import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition.js'
 import type { ExporterRegistry } from '../../metrics/registry.js'
+import { scrapeBody } from '../../metrics/scrape-body.js'
 import { scrapeBudgetMs } from '../scrape-budget.js'
-
-const gzip = promisify(gzipCallback)
 
 export interface MetricsRouteOptions {
   readonly path: string
@@ -20,16 +18,16 @@ export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOp
       options.scrapeTimeoutSeconds,
       request.headers['x-prometheus-scrape-timeout-seconds'],
     )
-    const families = await options.registry.collect(budgetMs)
+    const content = await options.registry.collect(budgetMs)
     const format = negotiateFormat(request.headers.accept)
-    let body = renderFamilies(families, format)
-    if (format === 'openmetrics') body += OPENMETRICS_EOF
+    const compress = acceptsGzip(request.headers['accept-encoding'])
+    const body = await scrapeBody(content, format, compress)
     reply.header('Content-Type', CONTENT_TYPES[format]).header('Vary', 'Accept, Accept-Encoding')
-    if (acceptsGzip(request.headers['accept-encoding'])) {
-      reply.header('Content-Encoding', 'gzip')
-      return gzip(body)
-    }
-    return body
+    if (compress) reply.header('Content-Encoding', 'gzip')
+    if (body.parts.length === 1) return body.parts[0]
+    // The parts are sent as they are: concatenating them would copy megabytes per scrape.
+    reply.header('Content-Length', body.byteLength)
+    return Readable.from(body.parts)
   })
 }
 

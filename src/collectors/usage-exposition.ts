@@ -1,0 +1,49 @@
+import type { ExpositionBlock } from '../metrics/exposition-block.js'
+import type { UsageSnapshot } from '../scanner/snapshot.js'
+import { renderUsageBlock } from './usage-render.js'
+
+/**
+ * The usage families of the current snapshot, rendered once (both formats, and compressed) and
+ * shared by every scrape of that snapshot. Snapshots are immutable and replaced whole, so the
+ * snapshot's identity is the cache key: a new snapshot (a bucket added, one deleted, new figures)
+ * is a new rendering, started when the scanner publishes it so the first scrape finds it ready
+ * or nearly so.
+ */
+export class UsageExposition {
+  readonly #namespace: string
+  readonly #controller = new AbortController()
+  #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
+
+  constructor(namespace: string) {
+    this.#namespace = namespace
+  }
+
+  /** Starts rendering `snapshot` ahead of its first scrape (the scanner's onSnapshot hook). */
+  prepare(snapshot: UsageSnapshot): void {
+    // A failure is the scrape's to report, when it asks for the block.
+    this.blockFor(snapshot).catch(() => undefined)
+  }
+
+  /**
+   * The rendered families of `snapshot`. A rendering already started for an older snapshot runs to
+   * its end for the scrapes waiting on it; it is dropped once they are served.
+   */
+  blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
+    if (this.#current?.snapshot === snapshot) return this.#current.block
+    const { signal } = this.#controller
+    const previous = this.#current?.block
+    const block = (async () => {
+      // Clients without gzip scraped the last snapshot: they will scrape this one too.
+      const keepText = (await previous?.catch(() => undefined))?.textWanted ?? false
+      return renderUsageBlock(snapshot, this.#namespace, { keepText, signal })
+    })()
+    this.#current = { snapshot, block }
+    return block
+  }
+
+  /** Stops any rendering or compression in progress. */
+  close(): void {
+    this.#controller.abort(new Error('exporter closing'))
+    this.#current = undefined
+  }
+}

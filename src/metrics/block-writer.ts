@@ -1,0 +1,175 @@
+import {
+  catalogue,
+  type FamilyKey,
+  type FamilyKeyOfType,
+  familyKeys,
+  fullName,
+  type LabelsOf,
+} from './catalogue.js'
+import { escapeLabelValue, familyHeader, formatValue } from './exposition.js'
+import type { BlockFamily } from './exposition-block.js'
+import {
+  formatBound,
+  type HistogramSnapshot,
+  type MetricSink,
+  type SettableFamilyKey,
+  UndeclaredLabelsError,
+} from './metric-set.js'
+
+interface PendingFamily {
+  readonly key: FamilyKey
+  /** Full name, namespace included. */
+  readonly name: string
+  readonly labelNames: readonly string[]
+  readonly bytes: ByteChunks
+}
+
+/**
+ * A MetricSink that renders what is written into it as exposition text, straight into buffers,
+ * one set per family: no long strings are built (joining and converting them would hold the
+ * thread for tens of milliseconds), only one short string per line. families() gives them in
+ * catalogue order, with the catalogue's help and type, exactly as renderFamilies() writes them.
+ */
+export class BlockWriter implements MetricSink {
+  readonly #namespace: string
+  readonly #families = new Map<FamilyKey, PendingFamily>()
+  /** The last label set rendered: a bucket's labels object is reused for most of its series. */
+  #lastLabels: object | undefined
+  #lastNames: readonly string[] | undefined
+  #lastPairs = ''
+
+  constructor(namespace: string) {
+    this.#namespace = namespace
+  }
+
+  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void {
+    const family = this.#family(key)
+    const pairs = this.#pairs(family, labels)
+    family.bytes.write(`${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
+  }
+
+  histogram<K extends FamilyKeyOfType<'histogram'>>(
+    key: K,
+    labels: LabelsOf<K>,
+    histogram: HistogramSnapshot,
+  ): void {
+    const family = this.#family(key)
+    const pairs = this.#pairs(family, labels)
+    const prefix = `${family.name}_bucket{${pairs ? `${pairs},` : ''}le="`
+    histogram.upperBounds.forEach((bound, index) => {
+      const count = histogram.cumulativeCounts[index] ?? 0
+      family.bytes.write(`${prefix}${formatBound(bound)}"} ${formatValue(count)}\n`)
+    })
+    const braces = pairs ? `{${pairs}}` : ''
+    family.bytes.write(
+      `${prefix}+Inf"} ${formatValue(histogram.count)}\n` +
+        `${family.name}_sum${braces} ${formatValue(histogram.sum)}\n` +
+        `${family.name}_count${braces} ${formatValue(histogram.count)}\n`,
+    )
+  }
+
+  /**
+   * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
+   * it goes instead of holding all the text); families() then gives the rest.
+   */
+  takeFilledChunks(): Map<FamilyKey, Buffer[]> {
+    const taken = new Map<FamilyKey, Buffer[]>()
+    for (const [key, family] of this.#families) {
+      const chunks = family.bytes.takeFilled()
+      if (chunks.length > 0) taken.set(key, chunks)
+    }
+    return taken
+  }
+
+  /** The families written, in catalogue order, with their header lines in both formats. */
+  families(): BlockFamily[] {
+    const ordered: BlockFamily[] = []
+    for (const key of familyKeys) {
+      const family = this.#families.get(key)
+      if (!family) continue
+      const { help, type } = catalogue[key]
+      const definition = { name: family.name, help, type }
+      ordered.push({
+        key,
+        headers: {
+          text: Buffer.from(familyHeader(definition, 'text'), 'utf8'),
+          openmetrics: Buffer.from(familyHeader(definition, 'openmetrics'), 'utf8'),
+        },
+        chunks: family.bytes.finish(),
+      })
+    }
+    return ordered
+  }
+
+  #family(key: FamilyKey): PendingFamily {
+    let family = this.#families.get(key)
+    if (!family) {
+      family = {
+        key,
+        name: fullName(this.#namespace, key),
+        labelNames: catalogue[key].labels,
+        bytes: new ByteChunks(),
+      }
+      this.#families.set(key, family)
+    }
+    return family
+  }
+
+  /** `name="value",...` in the catalogue's label order; throws when a declared label is missing. */
+  #pairs(family: PendingFamily, labels: Readonly<Record<string, string>>): string {
+    if (labels === this.#lastLabels && family.labelNames === this.#lastNames) return this.#lastPairs
+    let pairs = ''
+    for (let index = 0; index < family.labelNames.length; index++) {
+      const name = family.labelNames[index] as string
+      const value = labels[name]
+      if (value === undefined) {
+        throw new UndeclaredLabelsError(`${family.key}: label ${name} missing`)
+      }
+      pairs += `${index ? ',' : ''}${name}="${escapeLabelValue(value)}"`
+    }
+    this.#lastLabels = labels
+    this.#lastNames = family.labelNames
+    this.#lastPairs = pairs
+    return pairs
+  }
+}
+
+const FIRST_CHUNK_BYTES = 16 << 10
+const MAX_CHUNK_BYTES = 256 << 10
+
+/** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
+class ByteChunks {
+  readonly #chunks: Buffer[] = []
+  #current = Buffer.allocUnsafe(FIRST_CHUNK_BYTES)
+  #used = 0
+
+  write(text: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    if (this.#current.length - this.#used < text.length * 3) this.#next(text.length * 3)
+    this.#used += this.#current.write(text, this.#used, 'utf8')
+  }
+
+  /** The buffers filled so far (not the one being written), removed from here. */
+  takeFilled(): Buffer[] {
+    return this.#chunks.splice(0)
+  }
+
+  /** The written bytes; the last buffer is copied to its size, so no unused memory stays held. */
+  finish(): Buffer[] {
+    if (this.#used > 0) {
+      const written = Buffer.allocUnsafeSlow(this.#used)
+      this.#current.copy(written, 0, 0, this.#used)
+      this.#chunks.push(written)
+    }
+    this.#current = Buffer.alloc(0)
+    this.#used = 0
+    return this.#chunks
+  }
+
+  #next(minimum: number): void {
+    if (this.#used > 0) this.#chunks.push(this.#current.subarray(0, this.#used))
+    const size = Math.min(MAX_CHUNK_BYTES, this.#current.length * 2)
+    this.#current = Buffer.allocUnsafe(Math.max(size, minimum))
+    this.#used = 0
+  }
+}

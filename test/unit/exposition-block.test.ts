@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { test } from 'node:test'
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib'
+import { writeSnapshotSeries } from '../../src/collectors/usage.js'
+import { UsageExposition } from '../../src/collectors/usage-exposition.js'
+import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from '../../src/metrics/exposition.js'
+import type { ExpositionBlock } from '../../src/metrics/exposition-block.js'
+import { crc32Combine, deflateSegment, gzipMember } from '../../src/metrics/gzip-segments.js'
+import { MetricSet } from '../../src/metrics/metric-set.js'
+import { scrapeBody } from '../../src/metrics/scrape-body.js'
+import { parseExposition } from '../support/exposition.js'
+import { idiomaticRegistry, snapshotContent } from '../support/prom-client-usage.js'
+import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'
+import { generateSnapshot } from '../support/usage-snapshots.js'
+
+/** Bucket names a filesystem allows and the text format must escape (or carry as UTF-8). */
+const ODD_NAMES = [
+  'quo"te',
+  'back\\slash',
+  'trailing\\',
+  'new\nline',
+  'all "\\\n" of them',
+  'ünïcödé-bücket',
+  'emoji-😀',
+  '{braces},comma=equals',
+]
+
+const FORMATS: readonly ExpositionFormat[] = ['text', 'openmetrics']
+
+/** Names enough to span several render slices and several chunks per family, odd ones among them. */
+function manyNames(count: number): string[] {
+  return [
+    ...Array.from({ length: count }, (_, index) => `bucket-${String(index).padStart(5, '0')}`),
+    ...ODD_NAMES,
+  ]
+}
+
+async function blockText(block: ExpositionBlock, format: ExpositionFormat): Promise<string> {
+  return Buffer.concat(await block.parts(format)).toString('utf8')
+}
+
+function singleMemberText(body: Buffer): string {
+  // One gzip member: a 10-byte header, one deflate stream, CRC-32 and length of the whole text.
+  assert.deepEqual([...body.subarray(0, 3)], [0x1f, 0x8b, 0x08])
+  const text = inflateRawSync(body.subarray(10, body.length - 8))
+  assert.equal(body.readUInt32LE(body.length - 8), crc32(text), 'trailer CRC-32')
+  assert.equal(body.readUInt32LE(body.length - 4), text.length, 'trailer length')
+  return text.toString('utf8')
+}
+
+test('the block holds byte for byte what the per-scrape renderer writes, in both formats', async () => {
+  const { snapshot } = generateSnapshot({ buckets: manyNames(3000), objectsPerBucket: 12 })
+  const block = await new UsageExposition('objstore').blockFor(snapshot)
+  const set = new MetricSet()
+  writeSnapshotSeries(set, snapshot)
+  const families = set.toExposition('objstore')
+  assert.ok((await block.parts('text')).length > families.length * 2, 'large families span several chunks')
+  for (const format of FORMATS) {
+    const expected = renderFamilies(families, format)
+    assert.equal(await blockText(block, format), expected, format)
+    assert.equal(block.byteLength(format), Buffer.byteLength(expected), format)
+  }
+})
+
+test('the block parses to what prom-client renders for the same snapshot, odd bucket names included', async () => {
+  const generated = generateSnapshot({ buckets: manyNames(200), objectsPerBucket: 15 })
+  const block = await new UsageExposition('minio').blockFor(generated.snapshot)
+  for (const format of FORMATS) {
+    const ours = snapshotContent(parseExposition(await blockText(block, format)), 'minio')
+    const reference = snapshotContent(
+      parseExposition(await idiomaticRegistry(generated, 'minio', format).metrics()),
+      'minio',
+    )
+    assert.ok(ours.samples.length > 200 * 40, `${format}: ${ours.samples.length} samples`)
+    assert.deepEqual(ours, reference, format)
+  }
+  const parsed = parseExposition(await blockText(block, 'text'))
+  const buckets = new Set(parsed.samples.map((sample) => sample.labels.bucket))
+  for (const name of ODD_NAMES) assert.ok(buckets.has(name), `bucket ${JSON.stringify(name)} round-trips`)
+})
+
+test('the block with odd bucket names is promtool-clean', { skip: promtoolSkipReason() }, async () => {
+  const { snapshot } = generateSnapshot({ buckets: ODD_NAMES, objectsPerBucket: 5 })
+  const block = await new UsageExposition('objstore').blockFor(snapshot)
+  assert.equal(promtoolCheckMetrics(await blockText(block, 'text')), '')
+})
+
+test('a compressed scrape body is one gzip member holding exactly the uncompressed body', async () => {
+  const { snapshot } = generateSnapshot({ buckets: manyNames(500), objectsPerBucket: 8 })
+  const block = await new UsageExposition('objstore').blockFor(snapshot)
+  const own = new MetricSet()
+  own.set('exporterBuildInfo', { version: '1.2.3', node_version: 'v20' }, 1)
+  own.set('usageLastActivityNanoSeconds', {}, 5e9)
+  own.attach(block)
+  const content = { families: own.toExposition('objstore'), blocks: own.blocks }
+  for (const format of FORMATS) {
+    const plain = Buffer.concat((await scrapeBody(content, format, false)).parts).toString('utf8')
+    const zipped = await scrapeBody(content, format, true)
+    const body = Buffer.concat(zipped.parts)
+    assert.equal(body.length, zipped.byteLength)
+    assert.equal(singleMemberText(body), plain, format)
+    assert.equal(gunzipSync(body).toString('utf8'), plain, format)
+    assert.equal(plain.endsWith(OPENMETRICS_EOF), format === 'openmetrics')
+    const blockStart = plain.indexOf(await blockText(block, format))
+    const ownStart = plain.indexOf('# HELP objstore_exporter_build_info')
+    assert.ok(ownStart >= 0 && blockStart > ownStart, 'own families, then the block')
+  }
+})
+
+test('a family written both in a block and per scrape is refused rather than repeated', async () => {
+  const { snapshot } = generateSnapshot({ buckets: 3, objectsPerBucket: 1 })
+  const set = new MetricSet()
+  set.attach(await new UsageExposition('objstore').blockFor(snapshot))
+  set.set('sourceUp', { source: 's3' }, 1)
+  assert.throws(() => set.toExposition('objstore'), /sourceUp/)
+})
+
+test('a snapshot is rendered once, and a new snapshot anew', async () => {
+  const exposition = new UsageExposition('objstore')
+  const first = generateSnapshot({ buckets: ['alpha', 'bravo'], objectsPerBucket: 3 }).snapshot
+  const second = generateSnapshot({ buckets: ['bravo', 'charlie'], objectsPerBucket: 3 }).snapshot
+  const block = await exposition.blockFor(first)
+  assert.equal(await exposition.blockFor(first), block)
+  const next = await blockText(await exposition.blockFor(second), 'text')
+  assert.match(next, /bucket="charlie"/)
+  assert.doesNotMatch(next, /bucket="alpha"/)
+})
+
+test('the text is dropped once compressed and inflated again, identical, for a client without gzip', async () => {
+  const { snapshot } = generateSnapshot({ buckets: manyNames(300), objectsPerBucket: 6 })
+  const set = new MetricSet()
+  writeSnapshotSeries(set, snapshot)
+  const families = set.toExposition('objstore')
+  const exposition = new UsageExposition('objstore')
+  const block = await exposition.blockFor(snapshot)
+  await block.deflated('text')
+  assert.equal(block.textWanted, false, 'nobody asked for the text: only the compressed form is kept')
+  for (const format of FORMATS) assert.equal(await blockText(block, format), renderFamilies(families, format))
+  assert.equal(block.textWanted, true)
+  // A client without gzip scraped this snapshot: the next one keeps its text from the start (the
+  // worker that renders it sends it along), the same text.
+  const second = generateSnapshot({ buckets: manyNames(400), objectsPerBucket: 4, seed: 2 }).snapshot
+  const next = await exposition.blockFor(second)
+  assert.equal(next.textWanted, true)
+  const nextSet = new MetricSet()
+  writeSnapshotSeries(nextSet, second)
+  assert.equal(
+    await blockText(next, 'openmetrics'),
+    renderFamilies(nextSet.toExposition('objstore'), 'openmetrics'),
+  )
+})
+
+test('CRC-32 of two parts combines into the CRC-32 of the whole, whatever the split', () => {
+  const data = randomBytes(200_000)
+  for (const split of [0, 1, 7, 4096, 65_537, 199_999, 200_000]) {
+    const [a, b] = [data.subarray(0, split), data.subarray(split)]
+    assert.equal(crc32Combine(crc32(a), crc32(b), b.length), crc32(data), `split at ${split}`)
+  }
+})
+
+test('segments compressed apart join into one gzip member, empty ones included', async () => {
+  const parts = ['# HELP a\n', '', 'x'.repeat(300_000), 'ü 😀\n'].map((text) => Buffer.from(text, 'utf8'))
+  const segments = await Promise.all(parts.map((part) => deflateSegment(part)))
+  const body = Buffer.concat(gzipMember(segments))
+  assert.equal(singleMemberText(body), Buffer.concat(parts).toString('utf8'))
+})
