@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { test } from 'node:test'
+import { type TestContext, test } from 'node:test'
 import { gunzipSync, inflateRawSync } from 'node:zlib'
 import { saveState } from '../../src/scanner/state-file.js'
 import { rawGet, startExporter } from '../support/exporter.js'
@@ -55,10 +55,33 @@ async function scrapeVariants(url: string): Promise<VariantScrape[]> {
   return scrapes
 }
 
-test('scrapes serve the snapshot exactly as prom-client renders it, in both formats, with and without gzip', async (t) => {
+/**
+ * An exporter serving a generated snapshot loaded from a state file; the snapshot is fresh, so no
+ * scan replaces it during the test.
+ */
+async function serveGeneratedSnapshot(t: TestContext, buckets: string[], objectsPerBucket: number) {
   const folder = await scratchFolder(t, 'objstore-scrape-cache-')
   const data = join(folder, 'data')
   await mkdir(data)
+  const generated = generateSnapshot({
+    buckets,
+    objectsPerBucket,
+    sourceName: 'fs',
+    sourceId: `fs:${resolve(data)}`,
+    completedAtMs: Date.now(),
+  })
+  const stateFile = join(folder, 'state.json')
+  await saveState(stateFile, generated.snapshot)
+  const exporter = await startExporter({
+    DATA_DIR: data,
+    STATE_FILE: stateFile,
+    SCAN_INTERVAL_SECONDS: '3600',
+  })
+  t.after(() => exporter.close())
+  return { generated, exporter }
+}
+
+test('scrapes serve the snapshot exactly as prom-client renders it, in both formats, with and without gzip', async (t) => {
   const names = [
     ...Array.from({ length: 300 }, (_, index) => `bucket-${String(index).padStart(3, '0')}`),
     'quo"te',
@@ -66,22 +89,7 @@ test('scrapes serve the snapshot exactly as prom-client renders it, in both form
     'new\nline',
     'ünïcödé-😀',
   ]
-  const generated = generateSnapshot({
-    buckets: names,
-    objectsPerBucket: 10,
-    sourceName: 'fs',
-    sourceId: `fs:${resolve(data)}`,
-    completedAtMs: Date.now(),
-  })
-  const stateFile = join(folder, 'state.json')
-  await saveState(stateFile, generated.snapshot)
-  // The loaded snapshot is fresh: no scan replaces it during the test.
-  const exporter = await startExporter({
-    DATA_DIR: data,
-    STATE_FILE: stateFile,
-    SCAN_INTERVAL_SECONDS: '3600',
-  })
-  t.after(() => exporter.close())
+  const { generated, exporter } = await serveGeneratedSnapshot(t, names, 10)
 
   const scrapes = await scrapeVariants(`${exporter.baseUrl}/metrics`)
   const reference = {
@@ -104,29 +112,11 @@ test('scrapes serve the snapshot exactly as prom-client renders it, in both form
 })
 
 test('a gzip scrape at scale is promtool-clean', { skip: promtoolSkipReason() }, async (t) => {
-  const folder = await scratchFolder(t, 'objstore-scrape-cache-')
-  const data = join(folder, 'data')
-  await mkdir(data)
-  const generated = generateSnapshot({
-    buckets: [
-      ...Array.from({ length: 500 }, (_, index) => `b-${index}`),
-      'quo"te',
-      'back\\slash',
-      'new\nline',
-    ],
-    objectsPerBucket: 5,
-    sourceName: 'fs',
-    sourceId: `fs:${resolve(data)}`,
-    completedAtMs: Date.now(),
-  })
-  const stateFile = join(folder, 'state.json')
-  await saveState(stateFile, generated.snapshot)
-  const exporter = await startExporter({
-    DATA_DIR: data,
-    STATE_FILE: stateFile,
-    SCAN_INTERVAL_SECONDS: '3600',
-  })
-  t.after(() => exporter.close())
+  const { exporter } = await serveGeneratedSnapshot(
+    t,
+    [...Array.from({ length: 500 }, (_, index) => `b-${index}`), 'quo"te', 'back\\slash', 'new\nline'],
+    5,
+  )
   const zipped = await rawGet(`${exporter.baseUrl}/metrics`, { 'Accept-Encoding': 'gzip' })
   assert.equal(zipped.headers['content-encoding'], 'gzip')
   assert.equal(promtoolCheckMetrics(gunzipSync(zipped.body).toString('utf8')), '')
