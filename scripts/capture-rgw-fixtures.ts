@@ -33,15 +33,7 @@ try {
   await writer.createBucket('empty')
   await writer.createBucket('quota')
   await writer.put('quota', 'one', 4097)
-  await cluster.radosgwAdmin([
-    'quota',
-    'set',
-    '--bucket=quota',
-    '--quota-scope=bucket',
-    `--max-size=${MiB}`,
-    '--max-objects=10',
-  ])
-  await cluster.radosgwAdmin(['quota', 'enable', '--bucket=quota', '--quota-scope=bucket'])
+  await cluster.setBucketQuota('quota', { maxBytes: MiB, maxObjects: 10 })
   writer.s3.destroy()
 
   const keys = { accessKeyId: cluster.accessKeyId, secretAccessKey: cluster.secretAccessKey }

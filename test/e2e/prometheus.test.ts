@@ -91,14 +91,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     await rgwClient.send(new CreateBucketCommand({ Bucket: 'capped' }))
     await rgwClient.send(new PutObjectCommand({ Bucket: 'capped', Key: 'part-1', Body: Buffer.alloc(4096) }))
     rgwClient.destroy()
-    await rgw.radosgwAdmin([
-      'quota',
-      'set',
-      '--bucket=capped',
-      '--quota-scope=bucket',
-      `--max-size=${64 * MiB}`,
-    ])
-    await rgw.radosgwAdmin(['quota', 'enable', '--bucket=capped', '--quota-scope=bucket'])
+    await rgw.setBucketQuota('capped', { maxBytes: 64 * MiB })
 
     const exporters: Array<[string, Record<string, string>]> = [
       ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],

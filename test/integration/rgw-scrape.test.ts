@@ -39,14 +39,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
     writtenFrom = Math.floor(Date.now() / 1000) - 1
     await writeStandardScenario(writer)
     writtenTo = Math.ceil(Date.now() / 1000) + 1
-    await cluster.radosgwAdmin([
-      'quota',
-      'set',
-      '--bucket=plain',
-      '--quota-scope=bucket',
-      `--max-size=${64 * MiB}`,
-    ])
-    await cluster.radosgwAdmin(['quota', 'enable', '--bucket=plain', '--quota-scope=bucket'])
+    await cluster.setBucketQuota('plain', { maxBytes: 64 * MiB })
     s3Exporter = await startExporter(sourceEnv('s3', { SCAN_VERSIONS: 'true' }))
     rgwExporter = await startExporter(sourceEnv('rgw'))
     await Promise.all([s3Exporter.exporter.scanner.scanNow(), rgwExporter.exporter.scanner.scanNow()])

@@ -45,6 +45,11 @@ export interface RgwCluster {
   daemonPids(): number[]
   /** Runs radosgw-admin against this cluster and returns its stdout (for quotas and the like). */
   radosgwAdmin(args: readonly string[]): Promise<string>
+  /** Sets and enables a bucket-scoped quota (what the admin API then reports as the bucket's quota). */
+  setBucketQuota(
+    bucket: string,
+    quota: { readonly maxBytes: number; readonly maxObjects?: number },
+  ): Promise<void>
   /** Stops every daemon (reverse start order, by pid) and removes the folder. Idempotent. */
   stop(): Promise<void>
 }
@@ -391,6 +396,12 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
       dir,
       daemonPids: () => daemons.filter((d) => !d.exited && d.child.pid).map((d) => d.child.pid as number),
       radosgwAdmin,
+      async setBucketQuota(bucket, quota) {
+        const limits = [`--max-size=${quota.maxBytes}`]
+        if (quota.maxObjects !== undefined) limits.push(`--max-objects=${quota.maxObjects}`)
+        await radosgwAdmin(['quota', 'set', `--bucket=${bucket}`, '--quota-scope=bucket', ...limits])
+        await radosgwAdmin(['quota', 'enable', `--bucket=${bucket}`, '--quota-scope=bucket'])
+      },
       stop,
     }
   } catch (error) {
