@@ -9,12 +9,14 @@ export interface UnknownVariable {
 
 /**
  * Names other software reads from the same environment: the AWS SDK (`AWS_*`), Node and npm,
- * proxies, Kubernetes, and Kubernetes service links (`<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_9786_TCP`...,
+ * proxies, OpenSSL, Kubernetes, and Kubernetes service links (`<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_9786_TCP`...,
  * present for every service of the namespace, so a service called `metrics` gives METRICS_PORT).
  */
 const FOREIGN = [
   /^(AWS|NODE|NPM|KUBERNETES)_/,
   /^(HTTPS?|NO|ALL|FTP)_PROXY$/,
+  // OpenSSL's (SSL_CERT_FILE is two edits from TLS_CERT_FILE).
+  /^SSL_/,
   /_SERVICE_(HOST|PORT)(_|$)/,
   /_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$/,
 ]
