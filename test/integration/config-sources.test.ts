@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { type TestContext, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseExposition, sampleValue } from '../support/exposition.js'
 import { ORDINARY_ENVIRONMENT } from '../support/ordinary-environment.js'
@@ -35,14 +35,28 @@ async function assertRefused(child: ExporterProcess, expected: readonly string[]
   assert.ok(!child.stderr().includes(MARKER), 'no value of a mistyped secret is echoed')
 }
 
-test('.env values are checked like the environment: hex port, Infinity interval, a BOM', async (t) => {
+/**
+ * Starts the real process in a fresh folder with the ordinary environment plus `env`, and a .env
+ * file there holding `dotenv(folder)` when given; killed when the test ends.
+ */
+async function startIn(
+  t: TestContext,
+  env: Record<string, string>,
+  dotenv?: (cwd: string) => string,
+): Promise<{ child: ExporterProcess; cwd: string }> {
   const cwd = await scratchFolder(t, 'objstore-config-sources-')
-  await writeFile(
-    join(cwd, '.env'),
-    '\uFEFFPORT=0x2642\nLOG_MODE=json\nSCAN_INTERVAL_SECONDS=1e400\nMAX_EVENT_LOOP_DELAY_MS=\n',
-  )
-  const child = startExporterProcess({ ...ordinaryEnvironment(), HOST: '127.0.0.1' }, cwd)
+  if (dotenv) await writeFile(join(cwd, '.env'), dotenv(cwd))
+  const child = startExporterProcess({ ...ordinaryEnvironment(), ...env }, cwd)
   t.after(() => child.kill('SIGKILL'))
+  return { child, cwd }
+}
+
+test('.env values are checked like the environment: hex port, Infinity interval, a BOM', async (t) => {
+  const { child } = await startIn(
+    t,
+    { HOST: '127.0.0.1' },
+    () => '\uFEFFPORT=0x2642\nLOG_MODE=json\nSCAN_INTERVAL_SECONDS=1e400\nMAX_EVENT_LOOP_DELAY_MS=\n',
+  )
   await assertRefused(child, [
     'PORT="0x2642": expected an integer >= 1 and <= 65535 (.env line 1)',
     'SCAN_INTERVAL_SECONDS="1e400": expected a number >= 1 and <= 604800 (.env line 3)',
@@ -50,12 +64,7 @@ test('.env values are checked like the environment: hex port, Infinity interval,
 })
 
 test('numbers in the environment are plain decimal too', async (t) => {
-  const cwd = await scratchFolder(t, 'objstore-config-sources-')
-  const child = startExporterProcess(
-    { ...ordinaryEnvironment(), HOST: '127.0.0.1', PORT: '0x2642', DRIVE_TIMEOUT_MS: '1e3' },
-    cwd,
-  )
-  t.after(() => child.kill('SIGKILL'))
+  const { child } = await startIn(t, { HOST: '127.0.0.1', PORT: '0x2642', DRIVE_TIMEOUT_MS: '1e3' })
   await assertRefused(child, [
     'DRIVE_TIMEOUT_MS="1e3": expected an integer >= 1 and <= 600000',
     'PORT="0x2642": expected an integer >= 1 and <= 65535',
@@ -63,14 +72,12 @@ test('numbers in the environment are plain decimal too', async (t) => {
 })
 
 test('a mistyped token or TLS variable stops start-up, from the environment or from .env', async (t) => {
-  const cwd = await scratchFolder(t, 'objstore-config-sources-')
-  await writeFile(join(cwd, '.env'), `# TLS\nTLS_CERT=${join(cwd, 'tls.crt')}\n`)
   const port = await freePort()
-  const child = startExporterProcess(
-    { ...ordinaryEnvironment(), HOST: '127.0.0.1', PORT: String(port), METRICS_TOKEN: MARKER },
-    cwd,
+  const { child } = await startIn(
+    t,
+    { HOST: '127.0.0.1', PORT: String(port), METRICS_TOKEN: MARKER },
+    (cwd) => `# TLS\nTLS_CERT=${join(cwd, 'tls.crt')}\n`,
   )
-  t.after(() => child.kill('SIGKILL'))
   await assertRefused(child, [
     'METRICS_TOKEN: not a variable of objstore-exporter; did you mean METRICS_AUTH_TOKEN? A security setting is never ignored: rename or remove it',
     'TLS_CERT: not a variable of objstore-exporter; did you mean TLS_CERT_FILE? A security setting is never ignored: rename or remove it (.env line 2)',
@@ -78,15 +85,14 @@ test('a mistyped token or TLS variable stops start-up, from the environment or f
 })
 
 test('serving from .env: BOM, trimmed path, and one warning for a near-miss in an ordinary environment', async (t) => {
-  const cwd = await scratchFolder(t, 'objstore-config-sources-')
   const port = await freePort()
-  const store = join(cwd, 'store')
-  await writeFile(
-    join(cwd, '.env'),
-    `\uFEFFPORT=${port}\r\nHOST=127.0.0.1\r\nDATA_DIR="${store}  "\r\nMAX_EVENT_LOOP_DELAY_MS=\r\n`,
+  const { child, cwd } = await startIn(
+    t,
+    { BUCKET_SOURCE: 'fs' },
+    (folder) =>
+      `\uFEFFPORT=${port}\r\nHOST=127.0.0.1\r\nDATA_DIR="${join(folder, 'store')}  "\r\nMAX_EVENT_LOOP_DELAY_MS=\r\n`,
   )
-  const child = startExporterProcess({ ...ordinaryEnvironment(), BUCKET_SOURCE: 'fs' }, cwd)
-  t.after(() => child.kill('SIGKILL'))
+  const store = join(cwd, 'store')
   await child.waitForOutput('objstore-exporter listening')
 
   const response = await fetch(`http://127.0.0.1:${port}/metrics`)

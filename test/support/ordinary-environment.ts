@@ -69,4 +69,6 @@ export const ORDINARY_ENVIRONMENT: Record<string, string> = {
   DEBIAN_FRONTEND: 'noninteractive',
   RUST_BACKTRACE: '1',
   CONTAINER_NAME: 'exporter',
+  // What config/kubernetes/statefulset.yaml sets besides the exporter's variables.
+  POD_INDEX: '0',
 }

@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { loadConfig } from '../../src/config/load.js'
 import { EXCLUSIONS, REQUIREMENTS } from '../../src/config/requirements.js'
 import { envSchema, SECRET_VARIABLES } from '../../src/config/schema.js'
 import type { PropertySchema } from '../../src/config/schema-helpers.js'
+import { refusalLines } from '../support/config-refusal.js'
 
 /**
  * Every variable of the schema, fed values of the wrong kind. The table is derived from the schema
@@ -19,13 +20,7 @@ function load(env: Record<string, string>) {
 }
 
 function refusal(env: Record<string, string>, dotenvPath: string | false = false): readonly string[] {
-  try {
-    loadConfig(env, { dotenvPath })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  return []
+  return refusalLines(() => loadConfig(env, { dotenvPath }))
 }
 
 const folder = mkdtempSync(join(tmpdir(), 'objstore-sweep-'))

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfiguration } from '../../src/config/load.js'
+import { loadConfiguration } from '../../src/config/load.js'
 import { envSchema } from '../../src/config/schema.js'
 import { closestName, distance } from '../../src/config/unknown-variables.js'
+import { refusalLines } from '../support/config-refusal.js'
 import { ORDINARY_ENVIRONMENT } from '../support/ordinary-environment.js'
 
 const KNOWN = Object.keys(envSchema.properties)
@@ -12,13 +13,7 @@ function load(env: Record<string, string>) {
 }
 
 function refusal(env: Record<string, string>): readonly string[] {
-  try {
-    load(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  assert.fail(`${JSON.stringify(env)} was accepted`)
+  return refusalLines(() => load(env))
 }
 
 test('an ordinary environment gives no warning and no refusal', () => {

@@ -3,16 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { loadConfig } from '../../src/config/load.js'
+import { refusalLines } from '../support/config-refusal.js'
 
-function refused(env: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(env, { dotenvPath: false })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  assert.fail(`configuration ${JSON.stringify(env)} was accepted`)
+function refused(env: Record<string, string>, dotenvPath: string | false = false): readonly string[] {
+  return refusalLines(() => loadConfig(env, { dotenvPath }))
 }
 
 test('defaults: documented port, /metrics, objstore namespace, ./data as the one drive', () => {
@@ -102,20 +97,10 @@ async function withDotenv<T>(text: string, use: (path: string) => T): Promise<T>
   }
 }
 
-function refusedWith(env: Record<string, string>, dotenvPath: string): readonly string[] {
-  try {
-    loadConfig(env, { dotenvPath })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  assert.fail('the configuration was accepted')
-}
-
 test('.env values get the checks environment values get, and lines name the file and line', async () => {
   const lines = await withDotenv(
     'LOG_MODE=json\nSCAN_INTERVAL_SECONDS=1e400\nPORT=0x2642\nDRIVE_TIMEOUT_MS=Infinity\n',
-    (path) => refusedWith({}, path).map((line) => line.replace(path, '.env')),
+    (path) => refused({}, path).map((line) => line.replace(path, '.env')),
   )
   assert.deepEqual(lines.sort(), [
     'DRIVE_TIMEOUT_MS="Infinity": expected an integer >= 1 and <= 600000 (.env line 4)',
@@ -168,13 +153,13 @@ test('numbers are plain decimal from the environment too: no hex, exponent or In
 
 test('a malformed or unreadable .env file refuses start-up naming the file and line', async () => {
   const lines = await withDotenv('PORT=9100\nnot an assignment\n', (path) =>
-    refusedWith({}, path).map((line) => line.replace(path, '.env')),
+    refused({}, path).map((line) => line.replace(path, '.env')),
   )
   assert.deepEqual(lines, ['.env line 2: expected NAME=value (a name of letters, digits and _)'])
   const folder = await mkdtemp(join(tmpdir(), 'objstore-env-'))
   try {
     // A folder where the file should be: EISDIR, not silently nothing.
-    assert.deepEqual(refusedWith({}, folder), [`${folder}: cannot be read (EISDIR)`])
+    assert.deepEqual(refused({}, folder), [`${folder}: cannot be read (EISDIR)`])
   } finally {
     await rm(folder, { recursive: true, force: true })
   }
