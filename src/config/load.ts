@@ -145,20 +145,24 @@ function decimal(text: string, type: 'number' | 'integer'): number | undefined {
   return Number.isFinite(number) ? number : undefined
 }
 
-/** The .env file's assignments; a missing file is none, an unreadable or huge one a problem (named by its path). */
+/**
+ * The .env file's assignments; a missing file is none. One that is not a regular file (a folder,
+ * a FIFO or /dev/zero would block or never end), is over MAX_DOTENV_BYTES or cannot be read is a
+ * problem named by its path.
+ */
 function readDotenv(path: string): ParsedDotenv {
+  const refused = (reason: string): ParsedDotenv => ({ entries: new Map(), problems: [`${path}: ${reason}`] })
   let text: string
   try {
-    if (statSync(path).size > MAX_DOTENV_BYTES)
-      return {
-        entries: new Map(),
-        problems: [`${path}: larger than ${MAX_DOTENV_BYTES} bytes; expected NAME=value lines`],
-      }
+    const stats = statSync(path)
+    if (!stats.isFile()) return refused('not a regular file; expected NAME=value lines')
+    if (stats.size > MAX_DOTENV_BYTES)
+      return refused(`larger than ${MAX_DOTENV_BYTES} bytes; expected NAME=value lines`)
     text = readFileSync(path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return { entries: new Map(), problems: [] }
-    return { entries: new Map(), problems: [`${path}: cannot be read (${code ?? String(error)})`] }
+    return refused(`cannot be read (${code ?? String(error)})`)
   }
   const parsed = parseDotenv(text)
   return { entries: parsed.entries, problems: parsed.problems.map((problem) => `${path} ${problem}`) }

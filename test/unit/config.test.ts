@@ -158,8 +158,12 @@ test('a malformed or unreadable .env file refuses start-up naming the file and l
   assert.deepEqual(lines, ['.env line 2: expected NAME=value (a name of letters, digits and _)'])
   const folder = await mkdtemp(join(tmpdir(), 'objstore-env-'))
   try {
-    // A folder where the file should be: EISDIR, not silently nothing.
-    assert.deepEqual(refused({}, folder), [`${folder}: cannot be read (EISDIR)`])
+    // A folder where the file should be, or a device that never ends: refused, not read.
+    assert.deepEqual(refused({}, folder), [`${folder}: not a regular file; expected NAME=value lines`])
+    assert.deepEqual(refused({}, '/dev/zero'), ['/dev/zero: not a regular file; expected NAME=value lines'])
+    const large = join(folder, 'large.env')
+    await writeFile(large, `# ${'x'.repeat(1024 * 1024)}\n`)
+    assert.deepEqual(refused({}, large), [`${large}: larger than 1048576 bytes; expected NAME=value lines`])
   } finally {
     await rm(folder, { recursive: true, force: true })
   }
