@@ -77,23 +77,8 @@ export function loadConfiguration(
   env: Record<string, string | undefined>,
   options: LoadOptions = {},
 ): LoadedConfig {
-  const dotenvPath = options.dotenvPath ?? '.env'
   const problems: string[] = []
-  const values = new Map<string, SourcedValue>()
-  if (dotenvPath !== false) {
-    const dotenv = readDotenv(dotenvPath)
-    problems.push(...dotenv.problems)
-    for (const [name, entry] of dotenv.entries) {
-      // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
-      if (entry.value.trim() !== '')
-        values.set(name, { text: entry.value.trim(), origin: `${dotenvPath} line ${entry.line}` })
-    }
-  }
-  // The environment wins over the file, unless it leaves the variable empty.
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value.trim() !== '') values.set(name, { text: value.trim() })
-  }
-
+  const values = sourcedValues(env, options.dotenvPath ?? '.env', problems)
   const properties = envSchema.properties as Record<string, PropertySchema>
   const warnings: ConfigWarning[] = []
   for (const unknown of unknownVariables(values.keys(), Object.keys(properties), GUARDED_VARIABLES)) {
@@ -106,12 +91,11 @@ export function loadConfiguration(
       warnings.push({ variable: unknown.name, closest: unknown.closest, origin: origin ?? 'the environment' })
   }
 
+  // Numbers reach Ajv as numbers, already checked, so its Number() coercion never runs on them.
   const data: Record<string, string | number> = {}
-  const origins = new Map<string, SourcedValue>()
   for (const [name, property] of Object.entries(properties)) {
     const value = values.get(name)
     if (value === undefined) continue
-    origins.set(name, value)
     if (property.type !== 'number' && property.type !== 'integer') data[name] = value.text
     else {
       const number = decimal(value.text, property.type)
@@ -127,10 +111,34 @@ export function loadConfiguration(
     const errors = (error as { errors?: AjvError[] }).errors
     if (!errors) throw error
     const named = new Set(problems.map((line) => line.split(/[=:]/)[0]))
-    problems.push(...describeErrors(errors, origins).filter((line) => !named.has(line.split(/[=:]/)[0])))
+    problems.push(...describeErrors(errors, values).filter((line) => !named.has(line.split(/[=:]/)[0])))
   }
   if (problems.length > 0 || raw === undefined) throw new ConfigError(problems)
   return { config: checkRelations(raw), warnings }
+}
+
+/**
+ * Every non-blank value of the .env file and the environment, trimmed, with where it came from;
+ * the environment wins unless it leaves the variable empty. Problems of the file go to `problems`.
+ */
+function sourcedValues(
+  env: Record<string, string | undefined>,
+  dotenvPath: string | false,
+  problems: string[],
+): Map<string, SourcedValue> {
+  const values = new Map<string, SourcedValue>()
+  const add = (name: string, value: string | undefined, origin?: string) => {
+    // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
+    if (value !== undefined && value.trim() !== '')
+      values.set(name, origin === undefined ? { text: value.trim() } : { text: value.trim(), origin })
+  }
+  if (dotenvPath !== false) {
+    const dotenv = readDotenv(dotenvPath)
+    problems.push(...dotenv.problems)
+    for (const [name, entry] of dotenv.entries) add(name, entry.value, `${dotenvPath} line ${entry.line}`)
+  }
+  for (const [name, value] of Object.entries(env)) add(name, value)
+  return values
 }
 
 /**
