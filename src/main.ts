@@ -1,5 +1,5 @@
 import { parseLogTargets } from './config/env/logging.js'
-import { type Config, ConfigError, loadConfig } from './config/load.js'
+import { type Config, ConfigError, type ConfigWarning, loadConfiguration } from './config/load.js'
 import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
@@ -8,13 +8,20 @@ import { VERSION } from './version.js'
 /** Entry point: everything that touches process state (env, signals, exit codes) lives here. */
 async function main(): Promise<void> {
   let config: Config
+  let warnings: readonly ConfigWarning[]
   try {
-    config = loadConfig(process.env)
+    ;({ config, warnings } = loadConfiguration(process.env))
   } catch (error) {
     refuseConfiguration(error)
   }
   const logging = createLogger(config)
   const { logger } = logging
+  for (const { variable, closest, origin } of warnings) {
+    logger.warn(
+      { variable, closest, origin },
+      `unknown variable ${variable} ignored; did you mean ${closest}?`,
+    )
+  }
   let exporter: Exporter
   try {
     exporter = await createExporter(config, {

@@ -1,10 +1,19 @@
+import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
+import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { logHttpProblems } from './env/log-http.js'
 import { scannerProblems } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
-import { CREDENTIAL_URL_VARIABLES, type Env, envSchema, SECRET_VARIABLES } from './schema.js'
+import {
+  CREDENTIAL_URL_VARIABLES,
+  type Env,
+  envSchema,
+  GUARDED_VARIABLES,
+  SECRET_VARIABLES,
+} from './schema.js'
 import { type PropertySchema, patternMeaning } from './schema-helpers.js'
+import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
 
 /** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
@@ -29,53 +38,150 @@ export interface LoadOptions {
   dotenvPath?: string | false
 }
 
+/** A variable that looks meant for the exporter but is not one of its names; worth a warning. */
+export interface ConfigWarning {
+  readonly variable: string
+  readonly closest: string
+  /** Where it was set: `the environment` or `.env line 3`. */
+  readonly origin: string
+}
+
+export interface LoadedConfig {
+  readonly config: Config
+  readonly warnings: readonly ConfigWarning[]
+}
+
+/** Where a value came from; undefined for the environment, the usual case, which lines leave unsaid. */
+interface SourcedValue {
+  readonly text: string
+  readonly origin?: string
+}
+
+/** A .env file larger than this is refused rather than read (it is meant for a few dozen lines). */
+const MAX_DOTENV_BYTES = 1024 * 1024
+
 /**
  * Reads and validates the configuration from `env` (process.env in production, a plain object in
  * tests). Throws ConfigError listing every bad variable; never prints or exits itself.
  */
 export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
-  const dotenvPath = options.dotenvPath ?? '.env'
-  // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
-  // Blank counts as empty: Ajv would otherwise coerce "  " to the number 0 and accept it.
-  const data = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
-  )
-  const infinite = infiniteNumbers(data)
-  let raw: Env
-  try {
-    raw = envSchemaLoader<Env>({
-      schema: structuredClone(envSchema),
-      data,
-      env: false,
-      dotenv: dotenvPath === false ? false : { path: dotenvPath },
-    })
-  } catch (error) {
-    const errors = (error as { errors?: AjvError[] }).errors
-    if (!errors) throw error
-    throw new ConfigError([...infinite, ...describeErrors(errors, data)])
-  }
-  if (infinite.length > 0) throw new ConfigError(infinite)
-  return checkRelations(raw)
+  return loadConfiguration(env, options).config
 }
 
 /**
- * Ajv coerces "Infinity" and "1e400" to Infinity, and then skips minimum and maximum (they only
- * compare finite numbers), so `PORT=1e400` would pass. Numbers must be finite; refuse those here.
+ * loadConfig, with the warnings the caller should log once it has a logger: unknown variables
+ * that look meant for the exporter. Values from the environment and from the .env file take one
+ * path: surrounding whitespace dropped, blank meaning unset, numbers in plain decimal, the schema.
  */
-function infiniteNumbers(data: Record<string, string | undefined>): string[] {
-  const lines: string[] = []
-  for (const [name, property] of Object.entries(envSchema.properties as Record<string, PropertySchema>)) {
-    const value = data[name]
-    if (value === undefined || (property.type !== 'number' && property.type !== 'integer')) continue
-    const number = Number(value)
-    if (number === Number.POSITIVE_INFINITY || number === Number.NEGATIVE_INFINITY)
-      lines.push(badValueLine(name, property, value))
+export function loadConfiguration(
+  env: Record<string, string | undefined>,
+  options: LoadOptions = {},
+): LoadedConfig {
+  const problems: string[] = []
+  const values = sourcedValues(env, options.dotenvPath ?? '.env', problems)
+  const properties = envSchema.properties as Record<string, PropertySchema>
+  const warnings: ConfigWarning[] = []
+  for (const unknown of unknownVariables(values.keys(), Object.keys(properties), GUARDED_VARIABLES)) {
+    const origin = values.get(unknown.name)?.origin
+    if (unknown.security) {
+      problems.push(
+        `${unknown.name}: not a variable of objstore-exporter; did you mean ${unknown.closest}? A security setting is never ignored: rename or remove it${originSuffix(origin)}`,
+      )
+    } else
+      warnings.push({ variable: unknown.name, closest: unknown.closest, origin: origin ?? 'the environment' })
   }
-  return lines
+
+  // Numbers reach Ajv as numbers, already checked, so its Number() coercion never runs on them.
+  const data: Record<string, string | number> = {}
+  for (const [name, property] of Object.entries(properties)) {
+    const value = values.get(name)
+    if (value === undefined) continue
+    if (property.type !== 'number' && property.type !== 'integer') data[name] = value.text
+    else {
+      const number = decimal(value.text, property.type)
+      if (number === undefined) problems.push(badValueLine(name, property, value))
+      else data[name] = number
+    }
+  }
+
+  let raw: Env | undefined
+  try {
+    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false })
+  } catch (error) {
+    const errors = (error as { errors?: AjvError[] }).errors
+    if (!errors) throw error
+    const named = new Set(problems.map((line) => line.split(/[=:]/)[0]))
+    problems.push(...describeErrors(errors, values).filter((line) => !named.has(line.split(/[=:]/)[0])))
+  }
+  if (problems.length > 0 || raw === undefined) throw new ConfigError(problems)
+  return { config: checkRelations(raw), warnings }
 }
 
-function badValueLine(name: string, property: PropertySchema, value: string | undefined): string {
-  return `${name}=${shownValue(name, value ?? '')}: expected ${describeExpected(property)}`
+/**
+ * Every non-blank value of the .env file and the environment, trimmed, with where it came from;
+ * the environment wins unless it leaves the variable empty. Problems of the file go to `problems`.
+ */
+function sourcedValues(
+  env: Record<string, string | undefined>,
+  dotenvPath: string | false,
+  problems: string[],
+): Map<string, SourcedValue> {
+  const values = new Map<string, SourcedValue>()
+  const add = (name: string, value: string | undefined, origin?: string) => {
+    // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
+    if (value !== undefined && value.trim() !== '')
+      values.set(name, origin === undefined ? { text: value.trim() } : { text: value.trim(), origin })
+  }
+  if (dotenvPath !== false) {
+    const dotenv = readDotenv(dotenvPath)
+    problems.push(...dotenv.problems)
+    for (const [name, entry] of dotenv.entries) add(name, entry.value, `${dotenvPath} line ${entry.line}`)
+  }
+  for (const [name, value] of Object.entries(env)) add(name, value)
+  return values
+}
+
+/**
+ * A number written in plain decimal, as the schema's type wants it; undefined for anything else.
+ * Ajv's own coercion is Number(): it reads `0x2642` as 9794, `1e3` as 1000, and `1e400` as
+ * Infinity, which passes minimum and maximum (they compare finite numbers only).
+ */
+function decimal(text: string, type: 'number' | 'integer'): number | undefined {
+  const pattern = type === 'integer' ? /^-?[0-9]+$/ : /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$/
+  if (!pattern.test(text)) return undefined
+  const number = Number(text)
+  return Number.isFinite(number) ? number : undefined
+}
+
+/**
+ * The .env file's assignments; a missing file is none. One that is not a regular file (a folder,
+ * a FIFO or /dev/zero would block or never end), is over MAX_DOTENV_BYTES or cannot be read is a
+ * problem named by its path.
+ */
+function readDotenv(path: string): ParsedDotenv {
+  const refused = (reason: string): ParsedDotenv => ({ entries: new Map(), problems: [`${path}: ${reason}`] })
+  let text: string
+  try {
+    const stats = statSync(path)
+    if (!stats.isFile()) return refused('not a regular file; expected NAME=value lines')
+    if (stats.size > MAX_DOTENV_BYTES)
+      return refused(`larger than ${MAX_DOTENV_BYTES} bytes; expected NAME=value lines`)
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return { entries: new Map(), problems: [] }
+    return refused(`cannot be read (${code ?? String(error)})`)
+  }
+  const parsed = parseDotenv(text)
+  return { entries: parsed.entries, problems: parsed.problems.map((problem) => `${path} ${problem}`) }
+}
+
+function originSuffix(origin: string | undefined): string {
+  return origin === undefined ? '' : ` (${origin})`
+}
+
+function badValueLine(name: string, property: PropertySchema, value: SourcedValue | undefined): string {
+  return `${name}=${shownValue(name, value?.text ?? '')}: expected ${describeExpected(property)}${originSuffix(value?.origin)}`
 }
 
 /** Rules that span variables, which a per-property schema cannot state. */
@@ -101,17 +207,18 @@ function checkRelations(raw: Env): Config {
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
 }
 
-function describeErrors(errors: readonly AjvError[], data: Record<string, string | undefined>): string[] {
+function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {
   const lines = new Map<string, string>()
   for (const error of errors) {
     const name = error.instancePath.replace(/^\//, '')
     if (!name || lines.has(name)) continue
     const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
+    const value = values.get(name)
     lines.set(
       name,
       property
-        ? badValueLine(name, property, data[name])
-        : `${name}=${shownValue(name, data[name] ?? '')}: expected ${error.message ?? 'a valid value'}`,
+        ? badValueLine(name, property, value)
+        : `${name}=${shownValue(name, value?.text ?? '')}: expected ${error.message ?? 'a valid value'}${originSuffix(value?.origin)}`,
     )
   }
   return [...lines.values()]

@@ -36,3 +36,12 @@ export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
   'LOG_HTTP_ENDPOINT',
   'S3_ENDPOINT',
 ])
+
+/**
+ * Variables whose loss weakens the server's protection: a near-miss of one of these (METRICS_TOKEN,
+ * TLS_CERT) stops start-up instead of being ignored with a warning.
+ */
+export const GUARDED_VARIABLES: ReadonlySet<string> = new Set<string>([
+  ...Object.keys(securityEnv),
+  ...SECRET_VARIABLES,
+])

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { loadConfig } from '../../src/config/load.js'
 import { EXCLUSIONS, REQUIREMENTS } from '../../src/config/requirements.js'
 import { envSchema, SECRET_VARIABLES } from '../../src/config/schema.js'
 import type { PropertySchema } from '../../src/config/schema-helpers.js'
+import { refusalLines } from '../support/config-refusal.js'
 
 /**
  * Every variable of the schema, fed values of the wrong kind. The table is derived from the schema
@@ -15,14 +19,22 @@ function load(env: Record<string, string>) {
   return loadConfig(env, { dotenvPath: false })
 }
 
-function refusal(env: Record<string, string>): readonly string[] {
-  try {
-    load(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  return []
+function refusal(env: Record<string, string>, dotenvPath: string | false = false): readonly string[] {
+  return refusalLines(() => loadConfig(env, { dotenvPath }))
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'objstore-sweep-'))
+after(() => rmSync(folder, { recursive: true, force: true }))
+const DOTENV = join(folder, '.env')
+
+/** A .env file holding `name=value` on its second line, quoted so that any value survives. */
+function dotenvWith(name: string, value: string): string {
+  const quoted =
+    value.includes("'") || value.includes('\n')
+      ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`
+      : `'${value}'`
+  writeFileSync(DOTENV, `# swept\n${name}=${quoted}\n`)
+  return DOTENV
 }
 
 /** Strings that break most patterns: spaces, quotes, control characters, shell, traversal, non-ASCII. */
@@ -69,6 +81,11 @@ function badValues(name: string, schema: PropertySchema): string[] {
         'true',
         '12abc',
         '1,5',
+        // Number() reads these as 16, 1000, 5 and 8; only plain decimal is a number here.
+        '0x10',
+        '1e3',
+        '0b101',
+        '0o10',
       ]
       values.push(String(low), String((schema.maximum ?? 0) + 1), String(Number.MAX_SAFE_INTEGER * 4))
       if (schema.type === 'integer') values.push('1.5', String((schema.maximum ?? 1) - 0.5))
@@ -118,6 +135,18 @@ for (const [name, schema] of properties) {
       } else assert.ok(line.startsWith(`${name}=${JSON.stringify(value)}: expected `), line)
     }
   })
+
+  test(`${name}: the same ${values.length} bad values from a .env file, each refused naming the file and line`, () => {
+    for (const value of values) {
+      const lines = refusal({}, dotenvWith(name, value))
+      assert.equal(lines.length, 1, `${name}=${JSON.stringify(value)} from .env: ${JSON.stringify(lines)}`)
+      const line = lines[0] ?? ''
+      const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(value)
+      assert.ok(line.startsWith(`${name}=${shown}: expected `), line)
+      assert.ok(line.endsWith(` (${DOTENV} line 2)`), line)
+      assert.ok(!line.includes('\n'), 'one line')
+    }
+  })
 }
 
 test('empty and blank mean unset for every variable: the default applies', () => {
@@ -125,6 +154,12 @@ test('empty and blank mean unset for every variable: the default applies', () =>
   for (const [name] of properties) {
     for (const blank of ['', ' ', '\t', '  \n']) {
       assert.deepEqual(load({ [name]: blank }), defaults, `${name}=${JSON.stringify(blank)}`)
+      const path = dotenvWith(name, blank)
+      assert.deepEqual(
+        loadConfig({}, { dotenvPath: path }),
+        defaults,
+        `${name}=${JSON.stringify(blank)} in .env`,
+      )
     }
   }
 })

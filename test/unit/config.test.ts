@@ -3,16 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { loadConfig } from '../../src/config/load.js'
+import { refusalLines } from '../support/config-refusal.js'
 
-function refused(env: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(env, { dotenvPath: false })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.lines
-    throw error
-  }
-  assert.fail(`configuration ${JSON.stringify(env)} was accepted`)
+function refused(env: Record<string, string>, dotenvPath: string | false = false): readonly string[] {
+  return refusalLines(() => loadConfig(env, { dotenvPath }))
 }
 
 test('defaults: documented port, /metrics, objstore namespace, ./data as the one drive', () => {
@@ -85,6 +80,90 @@ test('a .env file is read when present, and the environment wins over it', async
     assert.equal(config.METRICS_NAMESPACE, 'minio')
     // A missing .env file is not an error.
     assert.equal(loadConfig({}, { dotenvPath: join(folder, 'absent.env') }).PORT, 9786)
+  } finally {
+    await rm(folder, { recursive: true, force: true })
+  }
+})
+
+/** Loads with a .env file holding `text`, in a folder removed afterwards. */
+async function withDotenv<T>(text: string, use: (path: string) => T): Promise<T> {
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-env-'))
+  try {
+    const path = join(folder, '.env')
+    await writeFile(path, text)
+    return use(path)
+  } finally {
+    await rm(folder, { recursive: true, force: true })
+  }
+}
+
+test('.env values get the checks environment values get, and lines name the file and line', async () => {
+  const lines = await withDotenv(
+    'LOG_MODE=json\nSCAN_INTERVAL_SECONDS=1e400\nPORT=0x2642\nDRIVE_TIMEOUT_MS=Infinity\n',
+    (path) => refused({}, path).map((line) => line.replace(path, '.env')),
+  )
+  assert.deepEqual(lines.sort(), [
+    'DRIVE_TIMEOUT_MS="Infinity": expected an integer >= 1 and <= 600000 (.env line 4)',
+    'PORT="0x2642": expected an integer >= 1 and <= 65535 (.env line 3)',
+    'SCAN_INTERVAL_SECONDS="1e400": expected a number >= 1 and <= 604800 (.env line 2)',
+  ])
+})
+
+test('a blank .env value means unset: the default applies, not 0', async () => {
+  const config = await withDotenv('MAX_EVENT_LOOP_DELAY_MS=\nEC_PARITY=  \nSCAN_CONCURRENCY=""\n', (path) =>
+    loadConfig({}, { dotenvPath: path }),
+  )
+  assert.equal(config.MAX_EVENT_LOOP_DELAY_MS, 1000)
+  assert.equal(config.EC_PARITY, 0)
+  assert.equal(config.SCAN_CONCURRENCY, 4)
+})
+
+test('a byte order mark does not hide the first line; surrounding spaces never reach a path', async () => {
+  const config = await withDotenv(
+    '\uFEFFPORT=9200\r\nDATA_DIR="/srv/data  "\r\nSTATE_FILE=/srv/state.json   \r\n',
+    (path) => loadConfig({ DRIVES: ' /mnt/a,/mnt/b\t' }, { dotenvPath: path }),
+  )
+  assert.equal(config.PORT, 9200)
+  assert.equal(config.DATA_DIR, '/srv/data')
+  assert.equal(config.STATE_FILE, '/srv/state.json')
+  assert.deepEqual(config.DRIVES, ['/mnt/a', '/mnt/b'])
+})
+
+test('numbers are plain decimal from the environment too: no hex, exponent or Infinity', () => {
+  for (const [name, value] of [
+    ['PORT', '0x2642'],
+    ['EC_PARITY', '0x1'],
+    ['DRIVE_TIMEOUT_MS', '1e3'],
+    ['SCRAPE_TIMEOUT_SECONDS', '1e1'],
+    ['SCAN_INTERVAL_SECONDS', 'Infinity'],
+  ] as const) {
+    assert.deepEqual(
+      refused({ [name]: value }).map((line) => line.split(':')[0]),
+      [`${name}="${value}"`],
+    )
+  }
+  const config = loadConfig(
+    { SCRAPE_TIMEOUT_SECONDS: '2.5', PORT: '09100', SCAN_INTERVAL_SECONDS: '1.5' },
+    { dotenvPath: false },
+  )
+  assert.equal(config.SCRAPE_TIMEOUT_SECONDS, 2.5)
+  assert.equal(config.PORT, 9100)
+  assert.equal(config.SCAN_INTERVAL_SECONDS, 1.5)
+})
+
+test('a malformed or unreadable .env file refuses start-up naming the file and line', async () => {
+  const lines = await withDotenv('PORT=9100\nnot an assignment\n', (path) =>
+    refused({}, path).map((line) => line.replace(path, '.env')),
+  )
+  assert.deepEqual(lines, ['.env line 2: expected NAME=value (a name of letters, digits and _)'])
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-env-'))
+  try {
+    // A folder where the file should be, or a device that never ends: refused, not read.
+    assert.deepEqual(refused({}, folder), [`${folder}: not a regular file; expected NAME=value lines`])
+    assert.deepEqual(refused({}, '/dev/zero'), ['/dev/zero: not a regular file; expected NAME=value lines'])
+    const large = join(folder, 'large.env')
+    await writeFile(large, `# ${'x'.repeat(1024 * 1024)}\n`)
+    assert.deepEqual(refused({}, large), [`${large}: larger than 1048576 bytes; expected NAME=value lines`])
   } finally {
     await rm(folder, { recursive: true, force: true })
   }

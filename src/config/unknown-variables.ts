@@ -1,0 +1,103 @@
+/** A variable the exporter does not read, named as if it were meant for it. */
+export interface UnknownVariable {
+  readonly name: string
+  /** The known name it most resembles. */
+  readonly closest: string
+  /** Ignoring it could leave the server less protected than intended: start-up stops instead. */
+  readonly security: boolean
+}
+
+/**
+ * Names other software reads from the same environment: the AWS SDK (`AWS_*`), Node and npm,
+ * proxies, OpenSSL, Kubernetes, and Kubernetes service links (`<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_9786_TCP`...,
+ * present for every service of the namespace, so a service called `metrics` gives METRICS_PORT).
+ */
+const FOREIGN = [
+  /^(AWS|NODE|NPM|KUBERNETES)_/,
+  /^(HTTPS?|NO|ALL|FTP)_PROXY$/,
+  // OpenSSL's (SSL_CERT_FILE is two edits from TLS_CERT_FILE).
+  /^SSL_/,
+  /_SERVICE_(HOST|PORT)(_|$)/,
+  /_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$/,
+]
+
+/** Words that make a mistyped name a security setting even when its closest name is not one. */
+const SECURITY_WORDS = new Set([
+  'AUTH',
+  'TOKEN',
+  'BEARER',
+  'TLS',
+  'SSL',
+  'CERT',
+  'KEY',
+  'CA',
+  'SECRET',
+  'PASSWORD',
+])
+
+/**
+ * The names among `names` that look meant for the exporter but are not among `known`: one that
+ * starts with the first word of a known multi-word name (METRICS_, TLS_, S3_...) or is within a
+ * small edit distance of a known name (BUCKET_SOURCE), compared without regard to case. Others
+ * (PATH, HOME, AWS_REGION, npm_config_*) are none of its business and never reported.
+ * `guarded` are the known names whose absence weakens security (token, TLS, secrets).
+ */
+export function unknownVariables(
+  names: Iterable<string>,
+  known: readonly string[],
+  guarded: ReadonlySet<string>,
+): UnknownVariable[] {
+  const knownSet = new Set(known)
+  const stems = new Set(known.filter((name) => name.includes('_')).map((name) => name.split('_')[0]))
+  const found: UnknownVariable[] = []
+  for (const name of names) {
+    if (knownSet.has(name)) continue
+    const upper = name.toUpperCase()
+    if (FOREIGN.some((pattern) => pattern.test(upper))) continue
+    const closest = closestName(upper, known)
+    const nearMiss = distance(upper, closest) <= (closest.length <= 6 ? 1 : 2)
+    if (!nearMiss && !stems.has(upper.split('_')[0])) continue
+    const security = guarded.has(closest) || upper.split('_').some((word) => SECURITY_WORDS.has(word))
+    found.push({ name, closest, security })
+  }
+  return found
+}
+
+/**
+ * The known name sharing most words with `name` (BUCKET matching BUCKETS: words one edit apart
+ * count), then the fewest edits: METRICS_TOKEN is closer to METRICS_AUTH_TOKEN than to
+ * METRICS_PATH, although both are five edits away.
+ */
+export function closestName(name: string, known: readonly string[]): string {
+  const words = name.split('_')
+  const ranked = known.map((candidate) => {
+    const candidateWords = candidate.split('_')
+    const shared = words.filter((word) => candidateWords.some((other) => sameWord(word, other))).length
+    return { candidate, shared, edits: distance(name, candidate) }
+  })
+  ranked.sort((a, b) => b.shared - a.shared || a.edits - b.edits || a.candidate.localeCompare(b.candidate))
+  return ranked[0]?.candidate ?? ''
+}
+
+function sameWord(a: string, b: string): boolean {
+  return a === b || (Math.min(a.length, b.length) >= 4 && distance(a, b) <= 1)
+}
+
+/** Edit distance counting a swap of two neighbouring letters as one edit (PROT is one from PORT). */
+export function distance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  )
+  const at = (i: number, j: number) => rows[i]?.[j] ?? Number.POSITIVE_INFINITY
+  for (let i = 1; i <= a.length; i++) {
+    const row = rows[i] ?? []
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1)
+      row[j] = best
+    }
+  }
+  return at(a.length, b.length)
+}
