@@ -8,6 +8,17 @@ import {
 } from './size-ranges.js'
 import type { BucketUsage, VersionUsage } from './sources/types.js'
 
+/** A byte or object count a source may report: a non-negative safe integer (never NaN, -1, 1e300). */
+export function isCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0
+}
+
+/** Sizes reach the fold only checked: one bad figure would make a bucket's total NaN. */
+function checkedSize(size: number): number {
+  if (!isCount(size)) throw new RangeError(`object size ${String(size)} is not a whole number of bytes`)
+  return size
+}
+
 /**
  * Folds current objects into a bucket's figures one at a time: memory is a few fixed arrays
  * (plus one entry per storage class), whatever the number of objects, so a listing is folded page
@@ -29,6 +40,7 @@ export class UsageAccumulator {
 
   /** One current object: its size, last-modified time (ms since the epoch), storage class. */
   add(size: number, modifiedMs: number, storageClass?: string): void {
+    checkedSize(size)
     this.#bytes += size
     this.#objects++
     ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
@@ -65,6 +77,7 @@ export class VersionAccumulator {
   readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
 
   addVersion(options: { isLatest: boolean; size: number }): void {
+    checkedSize(options.size)
     this.#versions++
     if (!options.isLatest) this.#noncurrentBytes += options.size
   }

@@ -431,3 +431,161 @@ test('credentials revoked in the middle of a scan: measured buckets kept, the re
     'a denial is final: one ListBuckets a scan, no retries',
   )
 })
+
+/** The bound these runs set: 1 MiB, against pages of a few hundred KB. */
+const MAX_RESPONSE_BYTES = 1024 * 1024
+/**
+ * What an endless answer may write before the exporter closes its connection: the bound, plus
+ * what loopback socket buffers hold at both ends (a few MB), never the ~190 MB two seconds of
+ * reading an endless body took before the bound.
+ */
+const WRITTEN_PAST_BOUND = 16 * 1024 * 1024
+const MiB = 1024 * 1024
+const rssOf = (scrape: ParsedExposition) => sampleValue(scrape, 'process_resident_memory_bytes')
+
+test('answers larger than S3_MAX_RESPONSE_BYTES (a padded page, an endless body): those buckets fail with the reason, memory bounded; recover', async (t) => {
+  const run = await startFaultRun(t, { S3_MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) })
+  // A valid listing page three times the bound (declared by Content-Length): blank padding.
+  const padded = (body: string, status: number) => ({
+    status,
+    body: body.replace('</ListBucketResult>', `${' '.repeat(3 * MAX_RESPONSE_BYTES)}</ListBucketResult>`),
+  })
+  let goodRss = 0
+  let peakRss = 0
+  await faultCycle(t, run, {
+    inject: async () => {
+      goodRss = rssOf(await run.exporter.scrape())
+      run.gate.policy = (request) => {
+        if (request.operation !== 'ListObjectsV2') return 'forward'
+        if (request.bucket === 'photos') return { rewrite: padded }
+        // Chunked, no length: only counting what arrives can stop it.
+        if (request.bucket === 'many') return { endless: '<?xml version="1.0"?><ListBucketResult>' }
+        return 'forward'
+      }
+    },
+    isFaultyScan: (scan) => scan.sourceUp && scan.failed === 2,
+    whileFailing: (scrape, good) => {
+      assertFlagged(scrape, good, ['many', 'photos'], 1)
+      peakRss = Math.max(peakRss, rssOf(scrape))
+      assert.ok(run.gate.streamed.length >= FAILED_SCANS_MEASURED, `endless answers: ${run.gate.streamed}`)
+      for (const bytes of run.gate.streamed) {
+        assert.ok(bytes <= MAX_RESPONSE_BYTES + WRITTEN_PAST_BOUND, `an endless answer read ${bytes} bytes`)
+      }
+    },
+    heal: () => {
+      run.gate.policy = everything('forward')
+    },
+  })
+  const failures = logged(run, 'bucket scan failed')
+  assert.deepEqual(failures.map((line) => line.bucket).sort(), ['many', 'photos'], 'each logged once')
+  for (const failure of failures) {
+    assert.equal(failure.kind, 'failed')
+    assert.match(
+      String(failure.error),
+      new RegExp(
+        `^ListObjectsV2 ${failure.bucket}: answer larger than S3_MAX_RESPONSE_BYTES=${MAX_RESPONSE_BYTES} bytes`,
+      ),
+    )
+  }
+  // A refused answer is final: one request a scan, not four.
+  const photos = run.gate.seen.filter(
+    (request) => request.bucket === 'photos' && request.verdict === 'rewrite',
+  )
+  assert.ok(photos.length <= FAILED_SCANS_MEASURED + 4, `photos requests in the fault: ${photos.length}`)
+  // Generous for a noisy machine, yet far below one endless body read for SCAN_TIMEOUT_SECONDS.
+  assert.ok(peakRss <= goodRss + 96 * MiB, `resident memory ${goodRss} -> ${peakRss}`)
+  t.diagnostic(
+    `resident memory ${(goodRss / MiB).toFixed(0)} MiB before, ${(peakRss / MiB).toFixed(0)} MiB in the fault; ` +
+      `bytes written per endless answer: max ${Math.max(...run.gate.streamed)}`,
+  )
+})
+
+test('redirects (301, 307 to another server) are never followed: the bucket fails naming the status; recovers', async (t) => {
+  const run = await startFaultRun(t)
+  // Another server that would answer (a real listing) and records whether it was asked anything.
+  const elsewhere = await startS3Gate(s3.port)
+  t.after(() => elsewhere.close())
+  await faultCycle(t, run, {
+    inject: () => {
+      run.gate.policy = (request) => {
+        if (request.operation !== 'ListObjectsV2') return 'forward'
+        const location = `${elsewhere.endpoint}/${request.bucket}?list-type=2`
+        if (request.bucket === 'photos') return { redirect: { status: 301, location } }
+        if (request.bucket === 'many') return { redirect: { status: 307, location } }
+        return 'forward'
+      }
+    },
+    isFaultyScan: (scan) => scan.sourceUp && scan.failed === 2,
+    whileFailing: (scrape, good) => assertFlagged(scrape, good, ['many', 'photos'], 1),
+    heal: () => {
+      run.gate.policy = everything('forward')
+    },
+  })
+  assert.equal(elsewhere.seen.length, 0, 'the redirect target was never contacted')
+  const failures = logged(run, 'bucket scan failed')
+  assert.deepEqual(failures.map((line) => [line.bucket, line.kind]).sort(), [
+    ['many', 'failed'],
+    ['photos', 'failed'],
+  ])
+  for (const failure of failures) {
+    const status = failure.bucket === 'photos' ? 301 : 307
+    assert.equal(
+      failure.error,
+      `ListObjectsV2 ${failure.bucket}: answered HTTP ${status}, a redirect to ${elsewhere.endpoint}: redirects are not followed`,
+    )
+  }
+})
+
+for (const sizes of [
+  { photos: 'abc', empty: '-5' },
+  { photos: '1e400', empty: '1.5' },
+]) {
+  test(`listed sizes that are not byte counts (${sizes.photos}, ${sizes.empty}): those buckets fail, no NaN anywhere; recover`, async (t) => {
+    const run = await startFaultRun(t)
+    const withSize = (bucket: 'photos' | 'empty') => (body: string, status: number) => ({
+      status,
+      // `empty` has no object to alter: one is added.
+      body:
+        bucket === 'empty'
+          ? body.replace(
+              '</ListBucketResult>',
+              `<Contents><Key>x</Key><LastModified>2026-12-01T00:00:00.000Z</LastModified><Size>${sizes.empty}</Size><StorageClass>STANDARD</StorageClass></Contents></ListBucketResult>`,
+            )
+          : body.replace(/<Size>[^<]*<\/Size>/, `<Size>${sizes.photos}</Size>`),
+    })
+    await faultCycle(t, run, {
+      inject: () => {
+        run.gate.policy = (request) =>
+          request.operation === 'ListObjectsV2' && (request.bucket === 'photos' || request.bucket === 'empty')
+            ? { rewrite: withSize(request.bucket) }
+            : 'forward'
+      },
+      isFaultyScan: (scan) => scan.sourceUp && scan.failed === 2,
+      whileFailing: (scrape, good) => {
+        assertFlagged(scrape, good, ['empty', 'photos'], 1)
+        assert.equal(
+          sampleValue(scrape, 'objstore_cluster_usage_total_bytes'),
+          BYTES.empty + BYTES.many + BYTES.photos,
+          'the cluster total: the last good figures, a number',
+        )
+      },
+      heal: () => {
+        run.gate.policy = everything('forward')
+      },
+    })
+    const failures = logged(run, 'bucket scan failed')
+    assert.deepEqual(failures.map((line) => [line.bucket, line.kind]).sort(), [
+      ['empty', 'failed'],
+      ['photos', 'failed'],
+    ])
+    // As the SDK read them (Number()): abc is NaN, 1e400 Infinity.
+    const shown = (text: string) => String(Number(text))
+    for (const failure of failures) {
+      const size = failure.bucket === 'photos' ? sizes.photos : sizes.empty
+      assert.equal(
+        failure.error,
+        `ListObjectsV2 ${failure.bucket}: an object's <Size> is ${shown(size)}, not a whole number of bytes from 0 to 2^53-1`,
+      )
+    }
+  })
+}

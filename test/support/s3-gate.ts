@@ -17,7 +17,10 @@ import { describeS3Request, type S3Request, s3ErrorXml } from './s3-requests.js'
  * - `'hang'`: accept it and never answer (until the client gives up or the gate closes);
  * - `{ slow }`: forward it, then trickle the answer back in `slow.chunks` pieces `slow.gapMs` apart;
  * - `{ rewrite }`: forward it and answer what `rewrite` makes of the store's status and body
- *   (malformed XML, a listing that says it continues without saying where).
+ *   (malformed XML, a listing that says it continues without saying where);
+ * - `{ redirect }`: answer that status with a Location header (to another server), no body;
+ * - `{ endless }`: answer 200 with `endless` then blank padding forever (chunked), as fast as the
+ *   client reads, until it closes the connection; the bytes written are counted in `streamed`.
  */
 export type GateVerdict =
   | 'forward'
@@ -25,6 +28,8 @@ export type GateVerdict =
   | { readonly status: number; readonly code: string }
   | { readonly slow: { readonly chunks: number; readonly gapMs: number } }
   | { readonly rewrite: (body: string, status: number) => { status: number; body: string } }
+  | { readonly redirect: { readonly status: number; readonly location: string } }
+  | { readonly endless: string }
 
 export interface S3Gate {
   /** http://127.0.0.1:PORT, to use as S3_ENDPOINT in place of the store's. */
@@ -35,6 +40,8 @@ export interface S3Gate {
   policy: (request: S3Request) => GateVerdict | Promise<GateVerdict>
   /** How many requests of `operation` (on `bucket`, if given) were seen. */
   count(operation: string, bucket?: string): number
+  /** Per `endless` answer, in order: the bytes written before the client closed the connection. */
+  readonly streamed: number[]
   /** Requests held unanswered right now ('hang'). */
   readonly heldCount: number
   /**
@@ -49,6 +56,8 @@ export interface S3Gate {
 function verdictName(verdict: GateVerdict): string {
   if (typeof verdict === 'string') return verdict
   if ('code' in verdict) return verdict.code
+  if ('redirect' in verdict) return `redirect ${verdict.redirect.status}`
+  if ('endless' in verdict) return 'endless'
   return 'slow' in verdict ? 'slow' : 'rewrite'
 }
 
@@ -61,12 +70,14 @@ function verdictName(verdict: GateVerdict): string {
 export async function startS3Gate(targetPort: number): Promise<S3Gate> {
   const seen: S3Gate['seen'] = []
   const held = new Set<ServerResponse>()
+  const streamed: number[] = []
   let port = 0
   const gate: S3Gate = {
     get endpoint() {
       return `http://127.0.0.1:${port}`
     },
     seen,
+    streamed,
     policy: () => 'forward',
     count: (operation, bucket) =>
       seen.filter(
@@ -97,6 +108,24 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
         incoming.resume()
         held.add(outgoing)
         outgoing.on('close', () => held.delete(outgoing))
+        return
+      }
+      if (verdict !== 'forward' && 'redirect' in verdict) {
+        incoming.resume()
+        outgoing.writeHead(verdict.redirect.status, {
+          Location: verdict.redirect.location,
+          'Content-Length': '0',
+        })
+        outgoing.end()
+        return
+      }
+      if (verdict !== 'forward' && 'endless' in verdict) {
+        incoming.resume()
+        held.add(outgoing)
+        const index = streamed.push(0) - 1
+        void answerEndless(outgoing, verdict.endless, (bytes) => {
+          streamed[index] = bytes
+        }).finally(() => held.delete(outgoing))
         return
       }
       if (verdict !== 'forward' && 'code' in verdict) {
@@ -132,11 +161,41 @@ export async function startS3Gate(targetPort: number): Promise<S3Gate> {
   return gate
 }
 
+/** Most bytes one endless answer writes: a client that never stops reading is cut off here. */
+const ENDLESS_BOUND = 4 * 1024 ** 3
+const PADDING = Buffer.alloc(64 * 1024, ' ')
+
+/** `head`, then padding as fast as the client reads (backpressure respected) until it closes. */
+async function answerEndless(outgoing: ServerResponse, head: string, count: (bytes: number) => void) {
+  outgoing.writeHead(200, { 'Content-Type': 'application/xml' })
+  let bytes = 0
+  let chunk = Buffer.from(head, 'utf8')
+  while (!outgoing.destroyed && bytes < ENDLESS_BOUND) {
+    bytes += chunk.length
+    count(bytes)
+    if (!outgoing.write(chunk)) await drainedOrClosed(outgoing)
+    chunk = PADDING
+  }
+  outgoing.destroy()
+}
+
+function drainedOrClosed(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done)
+      outgoing.off('close', done)
+      resolve()
+    }
+    outgoing.on('drain', done)
+    outgoing.on('close', done)
+  })
+}
+
 /** Reads the store's whole answer, then sends it slowly or rewritten. */
 async function answerAltered(
   response: IncomingMessage,
   outgoing: ServerResponse,
-  verdict: Exclude<GateVerdict, 'forward' | 'hang' | { readonly code: string }>,
+  verdict: Extract<GateVerdict, { readonly slow: unknown } | { readonly rewrite: unknown }>,
 ): Promise<void> {
   const chunks: Buffer[] = []
   for await (const chunk of response) chunks.push(chunk as Buffer)

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test'
 import {
   categoryUsage,
   parseBucketStats,
+  parseBucketStatsEntries,
   parseBucketStatsList,
   RGW_MAIN,
   RGW_MULTIMETA,
@@ -109,7 +110,7 @@ describe('parseBucketStats', () => {
         parseBucketStatsList([
           { bucket: 'b', usage: { 'rgw.main': { size: -1, size_actual: 0, num_objects: 0 } } },
         ]),
-      /\[0\]\(b\)\.usage\.rgw\.main\.size: expected a non-negative integer, got -1/,
+      /\[0\]\(b\)\.usage\.rgw\.main\.size: expected a whole number from 0 to 2\^53-1, got -1/,
     )
     assert.throws(
       () =>
@@ -117,8 +118,45 @@ describe('parseBucketStats', () => {
           bucket: 'b',
           usage: { 'rgw.main': { size: '5', size_actual: 0, num_objects: 0 } },
         }),
-      /size: expected a non-negative integer, got "5"/,
+      /size: expected a whole number from 0 to 2\^53-1, got "5"/,
     )
+  })
+
+  const main = (figures: Record<string, unknown>) => ({
+    bucket: 'b',
+    usage: { 'rgw.main': { size: 0, size_actual: 0, num_objects: 0, ...figures } },
+  })
+
+  it('refuses counts past 2^53 (no longer exact), fractions, and 1e400 (Infinity once parsed)', () => {
+    assert.throws(() => parseBucketStats(main({ size: 1e20 })), /size: .*got 100000000000000000000$/)
+    assert.throws(() => parseBucketStats(main({ num_objects: 1.5 })), /num_objects: .*got 1\.5$/)
+    const infinite = JSON.parse(
+      '{"bucket":"b","usage":{"rgw.main":{"size":1e400,"size_actual":0,"num_objects":0}}}',
+    )
+    assert.throws(() => parseBucketStats(infinite), /size: .*got Infinity$/)
+  })
+
+  it('reads -1 as no quota limit, refuses any other limit that is not a count', () => {
+    const quota = (limits: Record<string, unknown>) =>
+      parseBucketStats({
+        bucket: 'b',
+        bucket_quota: { enabled: true, max_size: -1, max_objects: -1, ...limits },
+      })
+    assert.deepEqual(quota({}).quota, { enabled: true, maxSizeBytes: undefined, maxObjects: undefined })
+    assert.throws(() => quota({ max_size: 'abc' }), /bucket_quota\.max_size: .*got "abc"$/)
+    assert.throws(() => quota({ max_objects: 2.5 }), /bucket_quota\.max_objects: .*got 2\.5$/)
+    assert.throws(() => quota({ max_size: 1e300 }), /bucket_quota\.max_size: .*got 1e\+300$/)
+  })
+
+  it('refuses the figures of one bucket alone, the others still read', () => {
+    const entries = parseBucketStatsEntries([main({ size: -5 }), { bucket: 'good', tenant: 't' }])
+    assert.equal(entries.length, 2)
+    const [bad, good] = entries
+    assert.ok(bad && 'error' in bad && bad.bucket === 'b')
+    assert.match(bad.error.message, /^\[0\]\(b\)\.usage\.rgw\.main\.size: .*got -5$/)
+    assert.ok(good && 'stats' in good && good.tenant === 't')
+    // An element that names no bucket cannot be set aside: the whole answer is refused.
+    assert.throws(() => parseBucketStatsEntries([{ usage: {} }]), /\[0\]\.bucket: expected a bucket name/)
   })
 })
 

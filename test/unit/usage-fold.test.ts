@@ -126,3 +126,15 @@ test('version counts per key land in MinIO version ranges; only a null version i
   assert.equal(usage.deleteMarkers, 1)
   assert.equal(usage.noncurrentBytes, 7)
 })
+
+test('a size that is not a byte count never enters the figures: NaN, Infinity, -1, 1.5, 2^53', () => {
+  for (const size of [Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, 2 ** 53]) {
+    const fold = new UsageAccumulator({ storageClasses: true })
+    fold.add(10, 1000)
+    assert.throws(() => fold.add(size, 2000), RangeError, String(size))
+    assert.throws(() => new VersionAccumulator().addVersion({ isLatest: false, size }), RangeError)
+    // What was folded before is untouched (and finite).
+    assert.equal(fold.finish().bytes, 10)
+    assert.equal(fold.finish().objects, 1)
+  }
+})

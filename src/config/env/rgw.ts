@@ -12,4 +12,12 @@ export const rgwEnv = {
     description:
       '`rgw`: where RGW serves its admin API under `S3_ENDPOINT` (its `rgw admin entry` setting). The key needs the admin cap `buckets=read`.',
   }),
+  RGW_MAX_RESPONSE_BYTES: Type.Integer({
+    default: 134217728,
+    minimum: 65536,
+    // Just under V8's longest string (2^29 - 24 characters): the answer is parsed as one text.
+    maximum: 524288000,
+    description:
+      '`rgw`: the most bytes the admin API\'s bucket stats answer may hold (default 128 MiB: about 150,000 buckets at some 850 bytes each; raise it for more). Past it the answer is not read further and the scan fails with "answer larger than RGW_MAX_RESPONSE_BYTES".',
+  }),
 }

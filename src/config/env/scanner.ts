@@ -76,6 +76,13 @@ export const scannerEnv = {
     description:
       '`s3`: address buckets as `endpoint/bucket` instead of `bucket.endpoint` (most non-AWS stores need it).',
   }),
+  S3_MAX_RESPONSE_BYTES: Type.Integer({
+    default: 33554432,
+    minimum: 65536,
+    maximum: 1073741824,
+    description:
+      '`s3`: the most bytes one answer of the store may hold (default 32 MiB; a page of 1,000 keys of 1,024 bytes is about 1.5 MB). Past it the answer is not read further and its bucket (or the bucket listing) fails with "answer larger than S3_MAX_RESPONSE_BYTES"; memory stays bounded whatever the store sends.',
+  }),
   S3_ACCESS_KEY_ID: Type.String({
     default: '',
     description:

@@ -21,6 +21,7 @@ const factories: Record<SourceName, SourceFactory> = {
       accessKeyId: config.S3_ACCESS_KEY_ID,
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       scanVersions: config.SCAN_VERSIONS,
+      maxResponseBytes: config.S3_MAX_RESPONSE_BYTES,
       logger,
     }),
   rgw: async (config) =>
@@ -31,6 +32,7 @@ const factories: Record<SourceName, SourceFactory> = {
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       adminPath: config.RGW_ADMIN_PATH,
       requestTimeoutMs: config.SCAN_TIMEOUT_SECONDS * 1000,
+      maxResponseBytes: config.RGW_MAX_RESPONSE_BYTES,
     }),
 }
 

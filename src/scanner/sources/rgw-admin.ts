@@ -15,6 +15,8 @@
  */
 import { Sha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
+import { isCount } from '../usage-fold.js'
+import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from './upstream-answer.js'
 
 /** Usage of one RGW storage category (`rgw.main`, `rgw.multimeta`, `rgw.none`, `rgw.shadow`...). */
 export interface RgwCategoryUsage {
@@ -66,16 +68,23 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** JSON.stringify, except for what it cannot show (1e400 parses to Infinity, shown as null). */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))
+}
+
+/** A byte or object count: a non-negative safe integer (above 2^53 the figure is no longer exact). */
 function count(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
-    throw new RgwAdminResponseError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`)
+  if (typeof value !== 'number' || !isCount(value)) {
+    throw new RgwAdminResponseError(`${where}: expected a whole number from 0 to 2^53-1, got ${shown(value)}`)
   }
   return value
 }
 
-/** RGW writes -1 (or 0 for max_size_kb) for "no limit". */
-function limit(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+/** A quota limit: RGW writes -1 for "no limit"; absent is no limit too. Anything else is refused. */
+function limit(value: unknown, where: string): number | undefined {
+  if (value === undefined || (Number.isSafeInteger(value) && (value as number) < 0)) return undefined
+  return count(value, where)
 }
 
 function parseCategory(value: unknown, where: string): RgwCategoryUsage {
@@ -89,12 +98,12 @@ function parseCategory(value: unknown, where: string): RgwCategoryUsage {
   }
 }
 
-function parseQuota(value: unknown): RgwBucketQuota | undefined {
+function parseQuota(value: unknown, where: string): RgwBucketQuota | undefined {
   if (!isObject(value)) return undefined
   return {
     enabled: value.enabled === true,
-    maxSizeBytes: limit(value.max_size),
-    maxObjects: limit(value.max_objects),
+    maxSizeBytes: limit(value.max_size, `${where}.max_size`),
+    maxObjects: limit(value.max_objects, `${where}.max_objects`),
   }
 }
 
@@ -125,17 +134,48 @@ export function parseBucketStats(value: unknown, where = 'bucket'): RgwBucketSta
     tenant: typeof value.tenant === 'string' ? value.tenant : '',
     owner: typeof value.owner === 'string' ? value.owner : '',
     usage,
-    quota: parseQuota(value.bucket_quota),
+    quota: parseQuota(value.bucket_quota, `${where}(${name}).bucket_quota`),
     createdMs: parseTime(value.creation_time),
   }
 }
 
 /** The whole answer of `GET /admin/bucket?stats=true&format=json` (no `bucket=`): an array. */
 export function parseBucketStatsList(value: unknown): RgwBucketStats[] {
+  return parseBucketStatsEntries(value).map((entry) => {
+    if ('error' in entry) throw entry.error
+    return entry.stats
+  })
+}
+
+/** One bucket of the answer: its figures, or why they were refused (the other buckets still count). */
+export type RgwStatsEntry =
+  | { readonly bucket: string; readonly tenant: string; readonly stats: RgwBucketStats }
+  | { readonly bucket: string; readonly tenant: string; readonly error: RgwAdminResponseError }
+
+/**
+ * The whole answer, bucket by bucket: an element with a bucket name but figures that are not
+ * counts (a negative size, `"abc"`, 1e400) is refused alone. An answer that is not an array, or
+ * an element that names no bucket, is refused whole.
+ */
+export function parseBucketStatsEntries(value: unknown): RgwStatsEntry[] {
   if (!Array.isArray(value)) {
     throw new RgwAdminResponseError('expected an array of bucket stats (was stats=true sent?)')
   }
-  return value.map((element, index) => parseBucketStats(element, `[${index}]`))
+  return value.map((element, index) => {
+    const where = `[${index}]`
+    if (!isObject(element)) throw new RgwAdminResponseError(`${where}: expected an object`)
+    if (typeof element.bucket !== 'string' || element.bucket === '') {
+      throw new RgwAdminResponseError(`${where}.bucket: expected a bucket name`)
+    }
+    const bucket = element.bucket
+    const tenant = typeof element.tenant === 'string' ? element.tenant : ''
+    try {
+      return { bucket, tenant, stats: parseBucketStats(element, where) }
+    } catch (error) {
+      if (!(error instanceof RgwAdminResponseError)) throw error
+      return { bucket, tenant, error }
+    }
+  })
 }
 
 /** Figures of one category, zeros when the bucket has none in it. */
@@ -188,7 +228,15 @@ export interface RgwAdminClientOptions {
   readonly adminPath?: string
   /** Bound on one request, headers and body (default 60 s). */
   readonly timeoutMs?: number
+  /** RGW_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
+  readonly maxResponseBytes?: number
 }
+
+/**
+ * RGW_MAX_RESPONSE_BYTES's default. The stats of 10,000 buckets are about 8.5 MB (some 850 bytes
+ * a bucket), so this holds some 150,000 buckets, twice the largest clusters seen.
+ */
+export const DEFAULT_RGW_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 
 /** RFC 3986 escaping, as SigV4 canonicalises query strings. */
 function escapeRfc3986(value: string): string {
@@ -203,6 +251,7 @@ export class RgwAdminClient {
   readonly #adminPath: string
   readonly #signer: SignatureV4
   readonly #timeoutMs: number
+  readonly #maxResponseBytes: number
 
   constructor(options: RgwAdminClientOptions) {
     this.#base = new URL(options.endpoint)
@@ -215,12 +264,22 @@ export class RgwAdminClient {
       sha256: Sha256,
     })
     this.#timeoutMs = options.timeoutMs ?? 60_000
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_RGW_MAX_RESPONSE_BYTES
   }
 
-  /** Usage of every bucket of the cluster, one request. */
+  /** Usage of every bucket of the cluster, one request; any bucket's figures refused fail it all. */
   async listBucketStats(signal?: AbortSignal): Promise<RgwBucketStats[]> {
+    return parseBucketStatsList(await this.#getAllStats(signal))
+  }
+
+  /** Usage of every bucket of the cluster, one request; a bucket whose figures are refused says why. */
+  async listBucketStatsEntries(signal?: AbortSignal): Promise<RgwStatsEntry[]> {
+    return parseBucketStatsEntries(await this.#getAllStats(signal))
+  }
+
+  async #getAllStats(signal: AbortSignal | undefined): Promise<unknown> {
     try {
-      return parseBucketStatsList(await this.#get('bucket', { stats: 'true', format: 'json' }, signal))
+      return await this.#get('bucket', { stats: 'true', format: 'json' }, signal)
     } catch (error) {
       // Without a bucket parameter a 404 cannot mean a missing bucket: RGW took the path for an
       // S3 request (GET /<bucket>/<key>), so the admin API is not where we asked.
@@ -263,8 +322,22 @@ export class RgwAdminClient {
     const response = await fetch(url, {
       headers,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      // A redirect is an answer, never followed: the signed request (and a session token) is for
+      // this endpoint only, and another host's answer is not this cluster's stats.
+      redirect: 'manual',
     })
-    const text = await response.text()
+    if (isRedirect(response.status)) {
+      await response.body?.cancel()
+      throw new RedirectNotFollowedError(response.status, response.headers.get('location'))
+    }
+    const text = (
+      await readBounded(
+        response.body,
+        this.#maxResponseBytes,
+        'RGW_MAX_RESPONSE_BYTES',
+        declaredLength(response.headers.get('content-length')),
+      )
+    ).toString('utf8')
     if (response.status !== 200) throw new RgwAdminHttpError(response.status, errorCode(text))
     try {
       return JSON.parse(text) as unknown

@@ -9,9 +9,11 @@ import {
   RgwAdminHttpError,
   RgwAdminResponseError,
   type RgwBucketStats,
+  type RgwStatsEntry,
 } from './rgw-admin.js'
 import { classifyS3Error } from './s3.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from './types.js'
+import { RedirectNotFollowedError, ResponseTooLargeError } from './upstream-answer.js'
 
 export interface RgwSourceOptions {
   /** The RGW endpoint (S3_ENDPOINT); the admin API lives under it. */
@@ -25,6 +27,8 @@ export interface RgwSourceOptions {
   readonly retry?: RetryPolicy
   /** Bound on the one admin request of a scan. */
   readonly requestTimeoutMs?: number
+  /** RGW_MAX_RESPONSE_BYTES: the admin answer is not read past this many bytes. */
+  readonly maxResponseBytes?: number
 }
 
 /**
@@ -60,6 +64,7 @@ class RgwUsageSource implements UsageSource {
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
         : defaultProvider(),
       ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
     })
   }
 
@@ -67,7 +72,7 @@ class RgwUsageSource implements UsageSource {
     const stats = await withRetry(
       async () => {
         try {
-          return await this.#client.listBucketStats(signal)
+          return await this.#client.listBucketStatsEntries(signal)
         } catch (error) {
           throw classifyRgwError(error)
         }
@@ -78,14 +83,20 @@ class RgwUsageSource implements UsageSource {
         isRetryable: (error) => error instanceof SourceError && error.retryable,
       },
     )
-    const byName = new Map<string, RgwBucketStats>()
+    const byName = new Map<string, RgwStatsEntry>()
     for (const entry of stats) byName.set(bucketName(entry), entry)
     const round: ScanRound = {
       buckets: fixedBuckets ?? [...byName.keys()],
       measure: async (bucket) => {
         const entry = byName.get(bucket)
         if (!entry) throw new SourceError(`bucket ${bucket} is not in RGW's bucket stats`, 'missing')
-        return usageFromStats(entry)
+        // Figures that are not counts fail this bucket alone; the others are measured.
+        if ('error' in entry) {
+          throw new SourceError(`RGW admin API bucket stats: ${entry.error.message}`, 'failed', {
+            cause: entry.error,
+          })
+        }
+        return usageFromStats(entry.stats)
       },
     }
     return round
@@ -95,7 +106,7 @@ class RgwUsageSource implements UsageSource {
 }
 
 /** A bucket of a named tenant is addressed `tenant:bucket` in S3 requests to RGW; so is it labelled. */
-export function bucketName(stats: RgwBucketStats): string {
+export function bucketName(stats: { readonly bucket: string; readonly tenant: string }): string {
   return stats.tenant ? `${stats.tenant}:${stats.bucket}` : stats.bucket
 }
 
@@ -124,6 +135,9 @@ function classifyRgwError(error: unknown): SourceError {
             action,
           ).kind
     return new SourceError(`${action}: ${error.message}`, kind, { cause: error })
+  }
+  if (error instanceof ResponseTooLargeError || error instanceof RedirectNotFollowedError) {
+    return new SourceError(`${action}: ${error.reason}`, 'failed', { cause: error })
   }
   if (error instanceof RgwAdminResponseError) {
     return new SourceError(`${action}: ${error.message}`, 'failed', { cause: error })

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import {
   ListBucketsCommand,
   ListMultipartUploadsCommand,
@@ -8,7 +9,7 @@ import {
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../config/url-credentials.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../retry.js'
-import { UsageAccumulator, VersionAccumulator } from '../usage-fold.js'
+import { isCount, UsageAccumulator, VersionAccumulator } from '../usage-fold.js'
 import {
   type BucketUsage,
   type FailureKind,
@@ -17,6 +18,13 @@ import {
   SourceError,
   type UsageSource,
 } from './types.js'
+import {
+  boundedStream,
+  declaredLength,
+  isRedirect,
+  RedirectNotFollowedError,
+  ResponseTooLargeError,
+} from './upstream-answer.js'
 
 export interface S3SourceOptions {
   /** Empty: AWS S3. */
@@ -28,12 +36,17 @@ export interface S3SourceOptions {
   readonly secretAccessKey: string
   /** List versions (ListObjectVersions) instead of current objects only. */
   readonly scanVersions: boolean
+  /** S3_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
+  readonly maxResponseBytes?: number
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
 
 /** S3's page size limit; fewer, larger pages are cheaper for store and exporter alike. */
 const PAGE_SIZE = 1000
+
+/** S3_MAX_RESPONSE_BYTES's default: a 1,000-key page of 1,024-byte keys is about 1.5 MB. */
+export const DEFAULT_S3_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
@@ -78,6 +91,17 @@ class S3UsageSource implements UsageSource {
         httpsAgent: { keepAlive: true, maxSockets: 64 },
       },
     })
+    const limit = options.maxResponseBytes ?? DEFAULT_S3_MAX_RESPONSE_BYTES
+    const aws = !options.endpoint
+    // Next to the HTTP handler (inside the SDK's deserializer): sees each raw answer before it is read.
+    this.#client.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args)
+        checkAnswer(result.response as RawResponse, limit, aws)
+        return result
+      },
+      { step: 'deserialize', priority: 'low', name: 'objstoreCheckedAnswers' },
+    )
   }
 
   async beginScan({ signal, fixedBuckets }: { signal: AbortSignal; fixedBuckets?: readonly string[] }) {
@@ -162,7 +186,8 @@ class S3UsageSource implements UsageSource {
       )
       if (page.IsTruncated === undefined) throw notAListing(`ListObjectsV2 ${bucket}`)
       for (const object of page.Contents ?? []) {
-        fold.add(object.Size ?? 0, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
+        const size = objectSize(object.Size, `ListObjectsV2 ${bucket}`)
+        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined
       if (page.IsTruncated && (token === undefined || token === continuation))
@@ -200,10 +225,9 @@ class S3UsageSource implements UsageSource {
       if (carried) histories.set(carried.key, carried)
       for (const version of page.Versions ?? []) {
         const isLatest = version.IsLatest === true
-        versions.addVersion({ isLatest, size: version.Size ?? 0 })
-        if (isLatest) {
-          fold.add(version.Size ?? 0, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass)
-        }
+        const size = objectSize(version.Size, `ListObjectVersions ${bucket}`)
+        versions.addVersion({ isLatest, size })
+        if (isLatest) fold.add(size, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass)
         noteEntry(histories, version.Key ?? '', version.VersionId)
       }
       for (const marker of page.DeleteMarkers ?? []) {
@@ -281,6 +305,35 @@ class S3UsageSource implements UsageSource {
   }
 }
 
+interface RawResponse {
+  statusCode: number
+  headers: Record<string, string | undefined>
+  body: unknown
+}
+
+/**
+ * Every raw answer, before the SDK reads it: the body is bounded by S3_MAX_RESPONSE_BYTES where
+ * the SDK collects it (its stream errors past the bound and the connection is closed), and a 3xx
+ * is refused before its body is read. On AWS itself (`aws`), a 301 naming the bucket's region is
+ * left to the SDK's region redirect, which signs a new request for that region's endpoint; it
+ * never follows a Location.
+ */
+function checkAnswer(response: RawResponse, limit: number, aws: boolean): void {
+  const body = response.body
+  if (isRedirect(response.statusCode) && !(aws && response.headers['x-amz-bucket-region'])) {
+    if (body instanceof Readable) body.destroy()
+    throw new RedirectNotFollowedError(response.statusCode, response.headers.location)
+  }
+  if (body instanceof Readable) {
+    response.body = boundedStream(
+      body,
+      limit,
+      'S3_MAX_RESPONSE_BYTES',
+      declaredLength(response.headers['content-length']),
+    )
+  }
+}
+
 interface KeyHistory {
   readonly key: string
   entries: number
@@ -304,6 +357,22 @@ function noteEntry(histories: Map<string, KeyHistory>, key: string, versionId: s
  */
 function notAListing(action: string): SourceError {
   return new SourceError(`${action}: the answer holds no listing (an HTML page or an empty body?)`, 'failed')
+}
+
+/**
+ * An object's `<Size>` as the SDK read it (with `Number()`: `abc` is NaN, `1e400` Infinity).
+ * Anything but a non-negative safe integer would make the bucket's total NaN or wrong, and
+ * would be kept in the state file: the bucket fails instead. An absent Size counts 0, as before.
+ */
+function objectSize(size: number | undefined, action: string): number {
+  if (size === undefined) return 0
+  if (!isCount(size)) {
+    throw new SourceError(
+      `${action}: an object's <Size> is ${String(size)}, not a whole number of bytes from 0 to 2^53-1`,
+      'failed',
+    )
+  }
+  return size
 }
 
 function stalled(action: string): SourceError {
@@ -343,6 +412,10 @@ const MISSING = new Set(['NoSuchBucket'])
 /** Sorts an SDK error into what the scanner does with it (retry or not, how to report it). */
 export function classifyS3Error(error: unknown, action: string): SourceError {
   if (error instanceof SourceError) return error
+  // Our own refusals are final: the same answer would come again.
+  if (error instanceof ResponseTooLargeError || error instanceof RedirectNotFollowedError) {
+    return new SourceError(`${action}: ${error.reason}`, 'failed', { cause: error })
+  }
   const {
     name = 'Error',
     message = String(error),
