@@ -103,8 +103,15 @@ test('records out of range or found twice are refused one by one, with what was 
   await saveState(path, snapshot)
   const good = JSON.parse(await readFile(path, 'utf8'))
   const photos = good.snapshot.buckets[1]
-  const variant = (name: string, change: (record: Record<string, any>) => void) => {
-    const record = structuredClone(photos)
+  /** A record as the file holds it, open to any change a hand edit could make. */
+  type Editable = {
+    name: string
+    scanDurationSeconds: unknown
+    lastSuccessSeconds?: number
+    usage: { bytes: number; objects: number; sizeHistogram: number[] }
+  }
+  const variant = (name: string, change: (record: Editable) => void) => {
+    const record = structuredClone(photos) as Editable
     record.name = name
     change(record)
     return record
