@@ -124,6 +124,7 @@ test('records out of range or found twice are refused one by one, with what was 
     variant('twice', () => undefined),
     variant('twice', (record) => (record.usage.bytes = 1)),
     variant('future', (record) => (record.lastSuccessSeconds = 253402300799)),
+    variant('ancient', (record) => (record.lastSuccessSeconds = 86_400)),
     variant('histogram', (record) => (record.usage.sizeHistogram[3] = 0.5)),
   )
   const text = JSON.stringify(good).replace('"INFINITE"', '1e400')
@@ -137,6 +138,7 @@ test('records out of range or found twice are refused one by one, with what was 
   )
   const reasons = Object.fromEntries(loaded.refused.map(({ bucket, reason }) => [bucket, reason]))
   assert.deepEqual(Object.keys(reasons).sort(), [
+    'ancient',
     'bounds',
     'future',
     'histogram',
@@ -155,10 +157,8 @@ test('records out of range or found twice are refused one by one, with what was 
   )
   assert.match(String(reasons.infinite), /\/scanDurationSeconds = Infinity: Expected number/)
   assert.match(String(reasons.bounds), /\/usage\/sizeHistogram = \[1,1\]: Expected array length/)
-  assert.match(
-    String(reasons.future),
-    /\/lastSuccessSeconds = 253402300799: Expected number to be less or equal/,
-  )
+  assert.match(String(reasons.future), /\/lastSuccessSeconds = 253402300799: not a time between 2000 and now/)
+  assert.match(String(reasons.ancient), /\/lastSuccessSeconds = 86400: not a time between 2000 and now/)
   assert.match(String(reasons.histogram), /\/usage\/sizeHistogram\/3 = 0\.5: Expected integer/)
   assert.equal(reasons.twice, '2 records for the same bucket')
 })
