@@ -346,8 +346,9 @@ export class UsageScanner {
   /** One warning for the records a state file read or write refused (the first ten named). */
   #reportRefused(refused: readonly RefusedRecord[], message: string): void {
     const text = JSON.stringify(refused)
-    if (refused.length === 0 || text === this.#lastRefused) return
+    if (text === this.#lastRefused) return
     this.#lastRefused = text
+    if (refused.length === 0) return
     const { stateFile } = this.#options
     this.#logger.warn({ stateFile, count: refused.length, records: refused.slice(0, 10) }, message)
   }

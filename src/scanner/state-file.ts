@@ -62,7 +62,7 @@ const BucketRecordSchema = Type.Object({
   scanDurationSeconds: Type.Number({ minimum: 0 }),
   lastSuccessSeconds: Type.Optional(Type.Number()),
 })
-/** Compiled once: checking 10,000 records takes a few ms this way, some 400 ms interpreted. */
+/** Compiled once: 10,000 records take some 30 ms to check this way, 370-750 ms interpreted. */
 const bucketRecordCheck = TypeCompiler.Compile(BucketRecordSchema)
 
 /** The file's outline; each record is checked on its own, so one bad record does not cost the rest. */
@@ -139,7 +139,7 @@ function nameCounts(records: readonly unknown[]): Map<unknown, number> {
  * reason. A name found in more than one record is refused in each: which of them holds the true
  * figures cannot be told, and serving both would give duplicate series.
  */
-export function checkRecords(
+function checkRecords(
   records: readonly unknown[],
   nowMs: number,
 ): { kept: BucketRecord[]; refused: RefusedRecord[] } {
@@ -214,7 +214,7 @@ export async function loadState(path: string, sourceId: string, nowMs = Date.now
  */
 const temporaryPrefix = (target: string) => `.${basename(target).slice(0, 100)}.`
 const TEMPORARY_SUFFIX = /^[0-9a-f]{12}\.tmp$/
-/** What versions before 0.2 named them. */
+/** What earlier versions named them (one folder-wide name for every state file). */
 const LEGACY_TEMPORARY = /^\.[0-9a-f]{12}\.usage-state\.tmp$/
 
 /**
