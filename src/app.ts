@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream'
 import underPressure from '@fastify/under-pressure'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import { secretValues } from './config/secret-values.js'
@@ -10,6 +10,7 @@ import type { HttpsOptions } from './security/server-security.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
 import { securityHeaders } from './server/plugins/security-headers.js'
 import type { Readiness } from './server/readiness.js'
+import { ServerErrorsOnly } from './server/request-logging.js'
 import { healthRoutes } from './server/routes/health.js'
 import { landingRoute } from './server/routes/landing.js'
 import { metricsRoute } from './server/routes/metrics.js'
@@ -35,8 +36,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config } = deps
   const options = {
     loggerInstance: deps.logger as FastifyBaseLogger,
-    // Scrapes are logged by Prometheus already; per-request lines would only be noise.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new ServerErrorsOnly(),
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
   }

@@ -5,7 +5,7 @@ import { linkedAbort } from './linked-abort.js'
 import { type BucketRecord, deepFreeze, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
 import { SourceError } from './sources/types.js'
-import { loadState, saveState } from './state-file.js'
+import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
 
 export interface UsageScannerOptions {
   readonly source: UsageSource
@@ -53,6 +53,8 @@ export class UsageScanner {
   #timer: NodeJS.Timeout | undefined
   #sourceFailure: string | undefined
   #stateFailure: string | undefined
+  /** The records last refused, so the same refusal is not logged after every scan. */
+  #lastRefused = '[]'
   #closed = false
 
   constructor(options: UsageScannerOptions) {
@@ -306,6 +308,9 @@ export class UsageScanner {
   async #loadState(): Promise<UsageSnapshot | undefined> {
     const { stateFile, source, filter, fixedBuckets } = this.#options
     if (!stateFile) return undefined
+    const stale = await removeStaleTemporaries(stateFile)
+    if (stale.files > 0)
+      this.#logger.info({ stateFile, ...stale }, 'removed temporary files that killed writes left')
     const loaded = await loadState(stateFile, source.id)
     if (loaded.status === 'ignored') {
       this.#logger.warn({ stateFile, reason: loaded.reason }, 'state file ignored')
@@ -317,6 +322,7 @@ export class UsageScanner {
     const buckets = loaded.snapshot.buckets.filter(
       (record) => filter(record.name) && (!wanted || wanted.has(record.name)),
     )
+    this.#reportRefused(loaded.refused, 'state file records refused; those buckets wait for the next scan')
     this.#logger.info({ stateFile, buckets: buckets.length }, 'usage snapshot loaded from state file')
     return freezeSnapshot({ ...loaded.snapshot, buckets })
   }
@@ -326,7 +332,8 @@ export class UsageScanner {
     if (!stateFile) return
     let failure: string | undefined
     try {
-      await saveState(stateFile, snapshot)
+      const { refused } = await saveState(stateFile, snapshot)
+      this.#reportRefused(refused, 'bucket records left out of the state file')
     } catch (error) {
       failure = (error as Error).message
     }
@@ -334,6 +341,16 @@ export class UsageScanner {
     this.#stateFailure = failure
     if (failure) this.#logger.warn({ stateFile, error: failure }, 'cannot write state file')
     else this.#logger.info({ stateFile }, 'state file written again')
+  }
+
+  /** One warning for the records a state file read or write refused (the first ten named). */
+  #reportRefused(refused: readonly RefusedRecord[], message: string): void {
+    const text = JSON.stringify(refused)
+    if (text === this.#lastRefused) return
+    this.#lastRefused = text
+    if (refused.length === 0) return
+    const { stateFile } = this.#options
+    this.#logger.warn({ stateFile, count: refused.length, records: refused.slice(0, 10) }, message)
   }
 }
 

@@ -4,7 +4,17 @@ import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config/load.js'
 import { BearerToken, tokenFromFile } from './bearer-token.js'
 import { FilePoller, readFailure } from './file-poller.js'
-import { parseTlsMaterial, readTlsFiles, type TlsFiles, tlsPaths } from './tls-material.js'
+import {
+  parseTlsMaterial,
+  readTlsFiles,
+  type TlsFiles,
+  type TlsMaterial,
+  tlsPaths,
+  validityProblem,
+} from './tls-material.js'
+
+/** setTimeout's longest delay (about 24.8 days); a longer wait is taken in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** What the HTTPS server is constructed with. */
 export type HttpsOptions = SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean }
@@ -62,6 +72,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
           clientCaFile: config.TLS_CLIENT_CA_FILE,
         }
   let tlsContents: Buffer[] = []
+  let pendingTls: NodeJS.Timeout | undefined
   let https: HttpsOptions | undefined
   if (tlsFiles) {
     tlsContents = await readTlsFiles(tlsFiles)
@@ -99,6 +110,28 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
         )
       }
       if (tlsFiles && server) {
+        const mutual = tlsFiles.clientCaFile !== ''
+        const refused = (reason: string) =>
+          logger.warn(
+            { reason },
+            'TLS files changed but cannot be used; the previous certificate stays in use',
+          )
+        const apply = (material: TlsMaterial) => {
+          server.setSecureContext(material.context)
+          logCertificate(logger, material.summary, mutual, 'TLS certificate reloaded')
+        }
+        /**
+         * A certificate whose validity starts later (an issuer's clock ahead of ours) is applied
+         * when it starts, unless the files change before: otherwise it would never be, since the
+         * poller reports only changes.
+         */
+        const applyWhenValid = (material: TlsMaterial) => {
+          const waitMs = Date.parse(material.summary.validFrom) - Date.now()
+          if (waitMs > 0) {
+            pendingTls = setTimeout(() => applyWhenValid(material), Math.min(waitMs, MAX_TIMER_MS))
+            pendingTls.unref()
+          } else if (validityProblem(material.summary, Date.now()) === undefined) apply(material)
+        }
         pollers.push(
           new FilePoller({
             paths: tlsPaths(tlsFiles),
@@ -106,27 +139,26 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
             initial: tlsContents,
             onProblem,
             onChange: (contents) => {
+              clearTimeout(pendingTls)
+              let material: TlsMaterial
               try {
-                const material = parseTlsMaterial(tlsFiles, contents)
-                server.setSecureContext(material.context)
-                logCertificate(
-                  logger,
-                  material.summary,
-                  tlsFiles.clientCaFile !== '',
-                  'TLS certificate reloaded',
-                )
+                material = parseTlsMaterial(tlsFiles, contents)
               } catch (error) {
-                logger.warn(
-                  { reason: (error as Error).message },
-                  'TLS files changed but cannot be used; the previous certificate stays in use',
-                )
+                refused((error as Error).message)
+                return
               }
+              // Checked on rotation only: at start there is nothing else to serve (logged there).
+              const problem = validityProblem(material.summary, Date.now())
+              if (problem === undefined) return apply(material)
+              refused(`TLS_CERT_FILE="${tlsFiles.certFile}": ${problem.reason}`)
+              if (problem.kind === 'not yet valid') applyWhenValid(material)
             },
           }),
         )
       }
     },
     async close() {
+      clearTimeout(pendingTls)
       await Promise.all(pollers.map((poller) => poller.close()))
     },
   }
@@ -134,12 +166,12 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
 
 function logCertificate(
   logger: Logger,
-  summary: ReturnType<typeof parseTlsMaterial>['summary'],
+  summary: TlsMaterial['summary'],
   mutual: boolean,
   message: string,
 ): void {
-  const expired = Date.parse(summary.validTo) <= Date.now()
+  const problem = validityProblem(summary, Date.now())
   const fields = { ...summary, mutualTls: mutual }
-  if (expired) logger.warn(fields, `${message}; it has EXPIRED, clients will refuse it`)
+  if (problem) logger.warn(fields, `${message}; ${problem.reason}: clients will refuse it`)
   else logger.info(fields, message)
 }

@@ -18,6 +18,7 @@ export interface TlsMaterial {
   /** What the logs may say about the certificate (nothing secret). */
   readonly summary: {
     readonly subject: string
+    readonly validFrom: string
     readonly validTo: string
     readonly fingerprint256: string
     readonly chainLength: number
@@ -86,11 +87,25 @@ export function parseTlsMaterial(files: TlsFiles, contents: readonly Buffer[]): 
     context,
     summary: {
       subject: leaf.subject.replace(/\n/g, ', '),
+      validFrom: new Date(leaf.validFrom).toISOString(),
       validTo: new Date(leaf.validTo).toISOString(),
       fingerprint256: leaf.fingerprint256,
       chainLength: chain.length,
     },
   }
+}
+
+/** Why the leaf certificate cannot serve at `nowMs`, or undefined when it is within its dates. */
+export function validityProblem(
+  summary: TlsMaterial['summary'],
+  nowMs: number,
+): { readonly kind: 'expired' | 'not yet valid'; readonly reason: string } | undefined {
+  const dates = `valid from ${summary.validFrom} to ${summary.validTo}`
+  if (nowMs > Date.parse(summary.validTo))
+    return { kind: 'expired', reason: `the certificate has expired (${dates})` }
+  if (nowMs < Date.parse(summary.validFrom))
+    return { kind: 'not yet valid', reason: `the certificate is not valid yet (${dates})` }
+  return undefined
 }
 
 function parseCertificates(

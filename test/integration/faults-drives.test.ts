@@ -156,3 +156,23 @@ test('a drive that hangs mid-run (simulated statfs) is offline, holds no scrape,
   assert.equal(reasons[2], 'drive online: ')
   assert.equal(reasons.length, 3)
 })
+
+test('50 concurrent scrapes of 20 healthy drives: every answer online (a pending statfs is shared, not offline)', async (t) => {
+  const root = await scratchFolder(t, 'objstore-faults-concurrent-')
+  const drives = Array.from({ length: 20 }, (_, index) => join(root, `disk${index + 1}`))
+  for (const drive of drives) await mkdir(drive)
+  const exporter = await startServingProcess(t, { DRIVES: join(root, 'disk{1...20}') }, root)
+  const answers: number[] = []
+  for (let round = 0; round < 2; round++) {
+    const scrapes = await Promise.all(Array.from({ length: 50 }, () => exporter.scrape()))
+    for (const scrape of scrapes) for (const drive of drives) answers.push(online(scrape, drive))
+  }
+  const offline = answers.filter((value) => value !== 1).length
+  assert.equal(offline, 0, `${offline} of ${answers.length} answers offline`)
+  assert.deepEqual(
+    exporter.logs().filter((line) => line.msg === 'drive offline'),
+    [],
+    'no drive was ever logged offline',
+  )
+  await assertCleanExit(exporter)
+})

@@ -60,6 +60,20 @@ async function installed(name: string, certificate: Issued): Promise<{ certFile:
   return { certFile, keyFile }
 }
 
+/** The exporter serving `files`, read again every second; closed when the test ends. */
+async function startRotating(
+  t: { after: (fn: () => Promise<void>) => void },
+  files: { certFile: string; keyFile: string },
+): Promise<RunningExporter> {
+  const running = await startExporter({
+    TLS_CERT_FILE: files.certFile,
+    TLS_KEY_FILE: files.keyFile,
+    SECURITY_FILES_RELOAD_SECONDS: '1',
+  })
+  t.after(() => running.close())
+  return running
+}
+
 test('HTTPS from a certificate on disk: a scrape over TLS, and plain HTTP gets no metrics', {
   skip,
 }, async (t) => {
@@ -94,12 +108,7 @@ test('a rotated certificate reaches new clients without a restart; a bad rotatio
   skip,
 }, async (t) => {
   const files = await installed('rotation', serverA)
-  const running = await startExporter({
-    TLS_CERT_FILE: files.certFile,
-    TLS_KEY_FILE: files.keyFile,
-    SECURITY_FILES_RELOAD_SECONDS: '1',
-  })
-  t.after(() => running.close())
+  const running = await startRotating(t, files)
   const url = `${running.baseUrl}/metrics`
   assert.equal((await httpsGet(url, { ca: root.certPem })).fingerprint256, serverA.fingerprint256)
 
@@ -147,6 +156,77 @@ test('a rotated certificate reaches new clients without a restart; a bad rotatio
   assert.equal(refusals.length, 2, 'each bad version is reported once, not on every poll')
   const everything = JSON.stringify(running.logs.lines)
   assert.doesNotMatch(everything, /PRIVATE KEY|BEGIN/, 'no PEM material in any log line')
+})
+
+test('a rotation to an expired or not-yet-valid certificate keeps the one in use (logged once); one valid shortly is applied when it starts', {
+  skip,
+}, async (t) => {
+  const day = 24 * 3600 * 1000
+  const expired = await pki.issueDated(
+    'server-expired',
+    root,
+    new Date(Date.now() - 3 * day),
+    new Date(Date.now() - day),
+  )
+  const future = await pki.issueDated(
+    'server-future',
+    root,
+    new Date(Date.now() + 300 * day),
+    new Date(Date.now() + 302 * day),
+  )
+  const files = await installed('validity', serverA)
+  const running = await startRotating(t, files)
+  const url = `${running.baseUrl}/metrics`
+  const served = async () => (await httpsGet(url, { ca: root.certPem })).fingerprint256
+  const refusals = (pattern: RegExp) =>
+    running.logs.lines.filter(
+      (line) =>
+        String(line.msg).startsWith('TLS files changed but cannot be used') &&
+        pattern.test(String(line.reason)),
+    )
+  const install = async (certificate: Issued) => {
+    await replaceFile(files.keyFile, certificate.keyPem)
+    await replaceFile(files.certFile, certificate.certPem)
+  }
+
+  await install(expired)
+  await waitForLog(running, () => refusals(/has expired/).length > 0)
+  assert.match(
+    String(refusals(/has expired/)[0]?.reason),
+    /^TLS_CERT_FILE=".*tls\.crt": the certificate has expired \(valid from \S+ to \S+\)$/,
+  )
+  assert.equal(await served(), serverA.fingerprint256)
+
+  await install(future)
+  await waitForLog(running, () => refusals(/not valid yet/).length > 0)
+  assert.equal(await served(), serverA.fingerprint256)
+  // Several polls of the same files: still one line each.
+  await new Promise((resolve) => setTimeout(resolve, 3_000))
+  assert.equal(await served(), serverA.fingerprint256)
+  assert.equal(refusals(/has expired/).length, 1)
+  assert.equal(refusals(/not valid yet/).length, 1)
+
+  // Valid from a few seconds ahead (an issuer whose clock runs ahead): applied once it starts,
+  // although the files do not change again.
+  const soon = await pki.issueDated(
+    'server-soon',
+    root,
+    new Date(Date.now() + 4_000),
+    new Date(Date.now() + day),
+  )
+  await install(soon)
+  const reloaded = await waitForLog(
+    running,
+    (line) => line.msg === 'TLS certificate reloaded' && line.fingerprint256 === soon.fingerprint256,
+  )
+  assert.ok(Number(reloaded.time) >= Date.parse(String(reloaded.validFrom)), 'not applied before it is valid')
+  assert.equal(await served(), soon.fingerprint256)
+  const applied = running.logs.lines.filter((line) => line.msg === 'TLS certificate reloaded')
+  assert.deepEqual(
+    applied.map((line) => line.fingerprint256),
+    [soon.fingerprint256],
+    'neither the expired nor the future certificate was ever applied',
+  )
 })
 
 test('a chain file with explanatory text around the blocks: served in order, trusted through the root', {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
@@ -37,6 +37,12 @@ async function issued(name: string, certFile: string, keyFile: string): Promise<
     keyPem,
     fingerprint256: new X509Certificate(certPem).fingerprint256,
   }
+}
+
+/** A new EC key (`openssl ecparam -genkey`) and a signing request for CN=`name`. */
+async function keyAndRequest(name: string, keyFile: string, csrFile: string): Promise<void> {
+  await run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-out', keyFile])
+  await run('openssl', ['req', '-new', '-key', keyFile, '-out', csrFile, '-subj', `/CN=${name}`])
 }
 
 /**
@@ -90,8 +96,7 @@ export class TestPki {
       intermediate: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'],
     }[kind]
     await writeFile(extFile, `${extensions.join('\n')}\n`)
-    await run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-out', keyFile])
-    await run('openssl', ['req', '-new', '-key', keyFile, '-out', csrFile, '-subj', `/CN=${name}`])
+    await keyAndRequest(name, keyFile, csrFile)
     await run('openssl', [
       'x509',
       '-req',
@@ -109,6 +114,67 @@ export class TestPki {
       '2',
       '-extfile',
       extFile,
+    ])
+    return issued(name, certFile, keyFile)
+  }
+
+  /**
+   * A server certificate for 127.0.0.1 signed by `issuer` with the validity dates given (whole
+   * seconds, UTC): expired or not yet valid ones. `openssl x509 -req` on OpenSSL 3.0 only counts
+   * days from now, so this uses `openssl ca` with a throwaway database in a folder of its own.
+   */
+  async issueDated(name: string, issuer: Issued, notBefore: Date, notAfter: Date): Promise<Issued> {
+    const folder = join(this.dir, `${name}.ca`)
+    await mkdir(folder, { recursive: true })
+    const certFile = join(this.dir, `${name}.crt`)
+    const keyFile = join(this.dir, `${name}.key`)
+    const csrFile = join(folder, 'request.csr')
+    const configFile = join(folder, 'ca.cnf')
+    await writeFile(join(folder, 'index.txt'), '')
+    await writeFile(join(folder, 'serial'), `${Date.now().toString(16).padStart(16, '0')}\n`)
+    await writeFile(
+      configFile,
+      [
+        '[ca]',
+        'default_ca = test',
+        '[test]',
+        `database = ${join(folder, 'index.txt')}`,
+        `new_certs_dir = ${folder}`,
+        `serial = ${join(folder, 'serial')}`,
+        'default_md = sha256',
+        'policy = any',
+        'unique_subject = no',
+        '[any]',
+        'commonName = supplied',
+        '[server]',
+        'subjectAltName = IP:127.0.0.1',
+        'extendedKeyUsage = serverAuth',
+        'basicConstraints = CA:FALSE',
+        '',
+      ].join('\n'),
+    )
+    const stamp = (date: Date) => `${date.toISOString().replace(/[-:T]|\.\d+/g, '')}`
+    await keyAndRequest(name, keyFile, csrFile)
+    await run('openssl', [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      configFile,
+      '-cert',
+      issuer.certFile,
+      '-keyfile',
+      issuer.keyFile,
+      '-in',
+      csrFile,
+      '-out',
+      certFile,
+      '-extensions',
+      'server',
+      '-startdate',
+      stamp(notBefore),
+      '-enddate',
+      stamp(notAfter),
     ])
     return issued(name, certFile, keyFile)
   }

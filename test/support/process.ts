@@ -24,12 +24,17 @@ export interface ExporterProcess {
 export function startExporterProcess(
   env: Record<string, string>,
   cwd: string,
-  options: { readonly nodeArgs?: readonly string[] } = {},
+  options: {
+    readonly nodeArgs?: readonly string[]
+    /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
+    readonly user?: { readonly uid: number; readonly gid: number }
+  } = {},
 ): ExporterProcess {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', TSX, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   })
   let out = ''
   let err = ''

@@ -35,17 +35,19 @@ export interface ServingProcess {
 }
 
 /**
- * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections, and waits
- * until /healthz answers. The process is killed when the test ends, whatever happened.
+ * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections (as `user`
+ * when given), and waits until /healthz answers. The process is killed when the test ends, whatever happened.
  */
 export async function startServingProcess(
   t: { after: (fn: () => void) => void },
   env: Record<string, string>,
   cwd: string,
+  options: { readonly user?: { readonly uid: number; readonly gid: number } } = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
   const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), ...env }, cwd, {
     nodeArgs: STRICT_REJECTIONS,
+    ...options,
   })
   t.after(() => child.kill('SIGKILL'))
   const baseUrl = `http://127.0.0.1:${port}`

@@ -74,3 +74,34 @@ test('a hung statfs is reported offline and not called again until it returns', 
   assert.equal(third.online, true)
   assert.equal(calls, 2)
 })
+
+test('probes that find a statfs pending within the timeout share its answer instead of reporting offline', async () => {
+  let calls = 0
+  let release: ((stats: StatsFs) => void) | undefined
+  const slowStatfs = (_path: string) => {
+    calls++
+    return new Promise<StatsFs>((resolve) => (release = resolve))
+  }
+  const probe = new DriveProbe(slowStatfs)
+  // 50 scrapes arrive while the first one's call is outstanding (well inside the 60 s timeout).
+  const states = Array.from({ length: 50 }, () => probe.probe('/mnt/slow', 60_000))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(calls, 1, 'one call for every probe')
+  release?.(await statfs(tmpdir()))
+  for (const state of await Promise.all(states)) assert.equal(state.online, true)
+  assert.equal(probe.pending.size, 0)
+})
+
+test('a probe that finds a pending call waits only for what is left of the timeout from its start', async () => {
+  let release: ((stats: StatsFs) => void) | undefined
+  const hungStatfs = (_path: string) => new Promise<StatsFs>((resolve) => (release = resolve))
+  const probe = new DriveProbe(hungStatfs)
+  const first = probe.probe('/mnt/nfs', 30)
+  const second = probe.probe('/mnt/nfs', 30)
+  // Both give up when the shared call reaches 30 ms, with the same reason.
+  assert.deepEqual(await Promise.all([first, second]), [
+    { online: false, reason: 'statfs did not return within 30 ms' },
+    { online: false, reason: 'statfs did not return within 30 ms' },
+  ])
+  release?.(await statfs(tmpdir()))
+})

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
-import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
+import type { BucketUsage } from '../../src/scanner/sources/types.js'
+import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/state-file.js'
 import { UsageAccumulator } from '../../src/scanner/usage-fold.js'
 import { scratchFolder } from '../support/scratch.js'
 
@@ -17,6 +18,7 @@ function sampleSnapshot(): UsageSnapshot {
     sourceUp: true,
     completedAtMs: 1_700_000_200_000,
     buckets: [
+      { name: 'denied', scanSuccess: false, scanDurationSeconds: 0.01 },
       {
         name: 'photos',
         usage: { ...fold.finish(), multipart: { incomplete: 2, oldestInitiatedSeconds: 1_690_000_000 } },
@@ -24,7 +26,6 @@ function sampleSnapshot(): UsageSnapshot {
         scanDurationSeconds: 0.25,
         lastSuccessSeconds: 1_700_000_200,
       },
-      { name: 'denied', scanSuccess: false, scanDurationSeconds: 0.01 },
     ],
   })
 }
@@ -39,6 +40,7 @@ test('a saved snapshot loads back equal, and no temporary file is left behind', 
   const loaded = await loadState(path, snapshot.sourceId)
   assert.equal(loaded.status, 'loaded')
   assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
+  assert.deepEqual(loaded.status === 'loaded' ? loaded.refused : undefined, [])
 })
 
 test('a missing file is absent, not an error', async (t) => {
@@ -63,11 +65,20 @@ test('corrupt, foreign and mismatched files are ignored with a reason', async (t
     ],
     ['another format version', good.replace('"version":1', '"version":99'), /not a usage snapshot/],
     [
-      'histogram bounds that changed',
-      good.replace(/"sizeHistogram":\[[^\]]*\]/, '"sizeHistogram":[1,1]'),
-      /not a usage snapshot .*sizeHistogram/,
+      'a completion time of 1e300',
+      good.replace('"completedAtMs":1700000200000', '"completedAtMs":1e300'),
+      /^completedAtMs 1e\+300 is not a time between 2000-01-01T00:00:00.000Z and now$/,
     ],
-    ['negative bytes', good.replace('"bytes":2058', '"bytes":-5'), /not a usage snapshot .*bytes/],
+    [
+      'a completion time in year 9999',
+      good.replace('"completedAtMs":1700000200000', '"completedAtMs":253402300799000'),
+      /^completedAtMs 253402300799000 is not a time/,
+    ],
+    [
+      'a completion time in 1990',
+      good.replace('"completedAtMs":1700000200000', '"completedAtMs":631152000000'),
+      /^completedAtMs 631152000000 is not a time/,
+    ],
   ]
   for (const [what, text, reason] of cases) {
     await writeFile(path, text)
@@ -83,4 +94,150 @@ test('corrupt, foreign and mismatched files are ignored with a reason', async (t
     foreign.status === 'ignored' ? foreign.reason : '',
     /written for another source \(s3:http:\/\/127.0.0.1:9000\)/,
   )
+})
+
+test('records out of range or found twice are refused one by one, with what was wrong; the rest load', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const good = JSON.parse(await readFile(path, 'utf8'))
+  const photos = good.snapshot.buckets[1]
+  /** A record as the file holds it, open to any change a hand edit could make. */
+  type Editable = {
+    name: string
+    scanDurationSeconds: unknown
+    lastSuccessSeconds?: number
+    usage: { bytes: number; objects: number; sizeHistogram: number[] }
+  }
+  const variant = (name: string, change: (record: Editable) => void) => {
+    const record = structuredClone(photos) as Editable
+    record.name = name
+    change(record)
+    return record
+  }
+  good.snapshot.buckets.push(
+    variant('huge', (record) => (record.usage.bytes = 1e300)),
+    variant('negative', (record) => (record.usage.objects = -1)),
+    variant('infinite', (record) => (record.scanDurationSeconds = 'INFINITE')),
+    variant('bounds', (record) => (record.usage.sizeHistogram = [1, 1])),
+    variant('twice', () => undefined),
+    variant('twice', (record) => (record.usage.bytes = 1)),
+    variant('future', (record) => (record.lastSuccessSeconds = 253402300799)),
+    variant('ancient', (record) => (record.lastSuccessSeconds = 86_400)),
+    variant('histogram', (record) => (record.usage.sizeHistogram[3] = 0.5)),
+  )
+  const text = JSON.stringify(good).replace('"INFINITE"', '1e400')
+  await writeFile(path, text)
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  if (loaded.status !== 'loaded') return
+  assert.deepEqual(
+    loaded.snapshot.buckets.map((record) => record.name),
+    ['denied', 'photos'],
+  )
+  const reasons = Object.fromEntries(loaded.refused.map(({ bucket, reason }) => [bucket, reason]))
+  assert.deepEqual(Object.keys(reasons).sort(), [
+    'ancient',
+    'bounds',
+    'future',
+    'histogram',
+    'huge',
+    'infinite',
+    'negative',
+    'twice',
+  ])
+  assert.match(
+    String(reasons.huge),
+    /\/usage\/bytes = 1e\+300: Expected integer to be less or equal to 9007199254740991/,
+  )
+  assert.match(
+    String(reasons.negative),
+    /\/usage\/objects = -1: Expected integer to be greater or equal to 0/,
+  )
+  assert.match(String(reasons.infinite), /\/scanDurationSeconds = Infinity: Expected number/)
+  assert.match(String(reasons.bounds), /\/usage\/sizeHistogram = \[1,1\]: Expected array length/)
+  assert.match(String(reasons.future), /\/lastSuccessSeconds = 253402300799: not a time between 2000 and now/)
+  assert.match(String(reasons.ancient), /\/lastSuccessSeconds = 86400: not a time between 2000 and now/)
+  assert.match(String(reasons.histogram), /\/usage\/sizeHistogram\/3 = 0\.5: Expected integer/)
+  assert.equal(reasons.twice, '2 records for the same bucket')
+})
+
+test('the writer leaves out records the loader would refuse: no NaN, Infinity or negative figure on disk', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  const photos = snapshot.buckets[1] as BucketRecord
+  const usage = photos.usage as BucketUsage
+  const bad = (name: string, change: Partial<BucketUsage>): BucketRecord => ({
+    ...photos,
+    name,
+    usage: { ...usage, ...change },
+  })
+  const written = await saveState(path, {
+    ...snapshot,
+    buckets: [
+      ...snapshot.buckets,
+      bad('not-a-number', { bytes: Number.NaN }),
+      bad('infinite', { bytes: Number.POSITIVE_INFINITY }),
+      bad('negative', { objects: -3 }),
+    ],
+  })
+  assert.deepEqual(
+    written.refused.map((record) => record.bucket),
+    ['not-a-number', 'infinite', 'negative'],
+  )
+  const text = await readFile(path, 'utf8')
+  assert.doesNotMatch(text, /null|NaN|Infinity|-3/)
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  assert.deepEqual(loaded.status === 'loaded' ? loaded : undefined, {
+    status: 'loaded',
+    snapshot,
+    refused: [],
+  })
+})
+
+test('temporary files that killed writes left are removed at start: ours only, by name', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const stale = ['.state.json.0123456789ab.tmp', '.fedcba987654.usage-state.tmp']
+  const others = ['.other.json.0123456789ab.tmp', '.state.json.notours.tmp', 'notes.txt', 'state.json']
+  for (const name of [...stale, ...others]) await writeFile(join(folder, name), Buffer.alloc(1000))
+  assert.deepEqual(await removeStaleTemporaries(path), { files: 2, bytes: 2000 })
+  assert.deepEqual((await readdir(folder)).sort(), others.sort())
+  assert.deepEqual(await removeStaleTemporaries(join(folder, 'missing', 'state.json')), {
+    files: 0,
+    bytes: 0,
+  })
+})
+
+test('a symlinked STATE_FILE: the target is replaced in its own folder and the link stays a link', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  await mkdir(join(folder, 'volume'))
+  await mkdir(join(folder, 'config'))
+  const target = join(folder, 'volume', 'usage.json')
+  const link = join(folder, 'config', 'state.json')
+  // Relative, as `ln -s ../volume/usage.json` makes it; dangling until the first write.
+  await symlink('../volume/usage.json', link)
+  const snapshot = sampleSnapshot()
+  await saveState(link, snapshot)
+  await saveState(link, snapshot)
+  assert.equal(await readlink(link), '../volume/usage.json')
+  assert.ok((await lstat(target)).isFile())
+  assert.deepEqual(await readdir(join(folder, 'volume')), ['usage.json'])
+  assert.deepEqual(await readdir(join(folder, 'config')), ['state.json'])
+  assert.deepEqual(await loadState(link, snapshot.sourceId), { status: 'loaded', snapshot, refused: [] })
+})
+
+test('a failed write says the same thing each time for the same cause (no random name in it)', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  await writeFile(join(folder, 'file'), 'a file where a folder should be')
+  const path = join(folder, 'file', 'state.json')
+  const failures: string[] = []
+  for (let attempt = 0; attempt < 2; attempt++)
+    await saveState(path, sampleSnapshot()).catch((error: Error) => failures.push(error.message))
+  assert.equal(failures.length, 2)
+  assert.equal(failures[0], failures[1])
+  assert.match(String(failures[0]), /ENOTDIR: not a directory$/)
 })

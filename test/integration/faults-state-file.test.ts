@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict'
+import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { freezeSnapshot } from '../../src/scanner/snapshot.js'
+import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { sampleValue } from '../support/exposition.js'
+import { scratchFolder } from '../support/scratch.js'
+import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
+
+/**
+ * The state file under a running exporter: a folder it cannot write, a symbolic link, what killed
+ * writes leave behind, and files whose figures are out of range. Each run is the real process.
+ */
+
+/** A folder with DATA_DIR (one bucket, `alpha`, of 1,234 bytes) inside, readable by anyone. */
+async function storeFolder(t: Parameters<typeof scratchFolder>[0], prefix: string) {
+  const root = await scratchFolder(t, prefix)
+  // mkdtemp makes it 0700; an exporter run as another user must get in.
+  await chmod(root, 0o755)
+  const data = join(root, 'data')
+  await mkdir(join(data, 'alpha'), { recursive: true })
+  await writeFile(join(data, 'alpha', 'one'), Buffer.alloc(1_234))
+  return { root, data }
+}
+
+const scanned = (exporter: ServingProcess, count = 1) =>
+  exporter.waitForLogs(`${count} scan(s)`, (line) => line.msg === 'usage scan finished', count)
+
+test('a STATE_FILE folder the exporter cannot write: one warning (not one a scan), one line when it can again', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-readonly-')
+  const folder = join(root, 'state')
+  await mkdir(folder)
+  // Root writes anywhere, so as root the exporter runs as nobody, for whom 0555 is read-only.
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
+  if (user) await chown(folder, user.uid, user.gid)
+  await chmod(folder, 0o555)
+  const stateFile = join(folder, 'usage.json')
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '1', LOG_LEVEL: 'debug' },
+    root,
+    { user },
+  )
+  await scanned(exporter, 4)
+  const warnings = exporter.logs().filter((line) => line.msg === 'cannot write state file')
+  assert.equal(warnings.length, 1, JSON.stringify(warnings))
+  assert.equal(warnings[0]?.error, `cannot create a temporary file in ${folder}: EACCES: permission denied`)
+
+  await chmod(folder, 0o755)
+  await exporter.waitForLogs('the write working again', (line) => line.msg === 'state file written again')
+  const loaded = await loadState(stateFile, `fs:${data}`)
+  assert.equal(loaded.status, 'loaded')
+  assert.equal(exporter.logs().filter((line) => line.msg === 'cannot write state file').length, 1)
+  await assertCleanExit(exporter)
+})
+
+test('temporary files that killed writes left are removed at start; other files stay', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-stale-')
+  const folder = join(root, 'state')
+  await mkdir(folder)
+  // What a write killed before its rename leaves: this version's name, and the one before's.
+  const stale = ['.usage.json.0123456789ab.tmp', '.fedcba987654.usage-state.tmp']
+  const kept = ['.other.json.0123456789ab.tmp', 'notes.txt']
+  for (const name of [...stale, ...kept]) await writeFile(join(folder, name), Buffer.alloc(1_100_000))
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, STATE_FILE: join(folder, 'usage.json'), LOG_LEVEL: 'debug' },
+    root,
+  )
+  await scanned(exporter)
+  assert.deepEqual((await readdir(folder)).sort(), [...kept, 'usage.json'].sort())
+  const removed = exporter
+    .logs()
+    .filter((line) => line.msg === 'removed temporary files that killed writes left')
+  assert.deepEqual(
+    removed.map((line) => [line.files, line.bytes]),
+    [[2, 2_200_000]],
+  )
+  await assertCleanExit(exporter)
+})
+
+test('a STATE_FILE that is a symbolic link: its target is updated, the link stays', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-link-')
+  await mkdir(join(root, 'volume'))
+  await mkdir(join(root, 'config'))
+  const link = join(root, 'config', 'state.json')
+  await symlink('../volume/usage.json', link)
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, STATE_FILE: link, LOG_LEVEL: 'debug' },
+    root,
+  )
+  await scanned(exporter)
+  await assertCleanExit(exporter)
+  assert.ok((await lstat(link)).isSymbolicLink(), 'still a link')
+  assert.equal(await readlink(link), '../volume/usage.json')
+  assert.deepEqual(await readdir(join(root, 'volume')), ['usage.json'])
+  const loaded = await loadState(join(root, 'volume', 'usage.json'), `fs:${data}`)
+  assert.equal(loaded.status, 'loaded')
+  assert.deepEqual(
+    loaded.status === 'loaded' ? loaded.snapshot.buckets.map((record) => record.usage?.bytes) : [],
+    [1_234],
+  )
+})
+
+/**
+ * A state file for `data` holding `buckets` (each 1,000 bytes unless changed), finished a minute
+ * ago; `edit` then changes its JSON as a hand or another program could.
+ */
+async function craftedStateFile(
+  path: string,
+  data: string,
+  names: readonly string[],
+  edit: (file: { snapshot: { completedAtMs: number; buckets: Array<Record<string, unknown>> } }) => void,
+): Promise<void> {
+  const nowSeconds = Math.floor(Date.now() / 1000)
+  await saveState(
+    path,
+    freezeSnapshot({
+      sourceName: 'fs',
+      sourceId: `fs:${data}`,
+      sourceUp: true,
+      completedAtMs: (nowSeconds - 60) * 1000,
+      buckets: names.map((name) => ({
+        name,
+        usage: { bytes: 1_000, objects: 1 },
+        scanSuccess: true,
+        scanDurationSeconds: 0.01,
+        lastSuccessSeconds: nowSeconds - 60,
+      })),
+    }),
+  )
+  const file = JSON.parse(await readFile(path, 'utf8'))
+  edit(file)
+  await writeFile(path, JSON.stringify(file))
+}
+
+test('a state file with figures out of range or a bucket twice: those records refused and named, the rest served', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-records-')
+  const stateFile = join(root, 'usage.json')
+  await craftedStateFile(stateFile, data, ['alpha', 'beta', 'delta', 'gamma'], ({ snapshot }) => {
+    const [, beta, delta, gamma] = snapshot.buckets as [
+      Record<string, unknown>,
+      ...Array<Record<string, unknown>>,
+    ]
+    snapshot.buckets.push({ ...beta, usage: { bytes: 5, objects: 1 } })
+    if (delta) delta.lastSuccessSeconds = Date.UTC(9999, 0, 1) / 1000
+    if (gamma) gamma.usage = { bytes: 1e300, objects: 1 }
+  })
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600' },
+    root,
+  )
+  await exporter.waitForLogs(
+    'the snapshot loaded',
+    (line) => line.msg === 'usage snapshot loaded from state file',
+  )
+  const scrape = await exporter.scrape()
+  const served = scrape.samples
+    .filter((sample) => sample.name === 'objstore_bucket_usage_total_bytes')
+    .map((sample) => [sample.labels.bucket, sample.value])
+  assert.deepEqual(served, [['alpha', 1_000]], 'only the sound record is served, once')
+  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_total_bytes'), 1_000)
+  const refused = exporter.logs().filter((line) => String(line.msg).startsWith('state file records refused'))
+  assert.equal(refused.length, 1)
+  const reasons = Object.fromEntries(
+    ((refused[0]?.records ?? []) as Array<{ bucket: string; reason: string }>).map((r) => [
+      r.bucket,
+      r.reason,
+    ]),
+  )
+  assert.deepEqual(Object.keys(reasons).sort(), ['beta', 'delta', 'gamma'])
+  assert.equal(reasons.beta, '2 records for the same bucket')
+  assert.match(String(reasons.delta), new RegExp(`/lastSuccessSeconds = ${Date.UTC(9999, 0, 1) / 1000}: `))
+  assert.match(String(reasons.gamma), /\/usage\/bytes = 1e\+300: /)
+  assert.equal((await fetch(`${exporter.baseUrl}/`)).status, 200)
+  await assertCleanExit(exporter)
+})
+
+test('a state file finished at 1e300 ms or in year 9999: ignored with a warning, the landing page answers', async (t) => {
+  for (const completedAtMs of [1e300, Date.UTC(9999, 0, 1)]) {
+    const { root, data } = await storeFolder(t, 'objstore-state-time-')
+    const stateFile = join(root, 'usage.json')
+    await craftedStateFile(stateFile, data, ['alpha'], ({ snapshot }) => {
+      snapshot.completedAtMs = completedAtMs
+    })
+    const exporter = await startServingProcess(
+      t,
+      { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600', LOG_LEVEL: 'debug' },
+      root,
+    )
+    const [ignored] = await exporter.waitForLogs(
+      'the file refused',
+      (line) => line.msg === 'state file ignored',
+    )
+    assert.equal(
+      ignored?.reason,
+      `completedAtMs ${completedAtMs} is not a time between 2000-01-01T00:00:00.000Z and now`,
+    )
+    // Not served as fresh: the exporter scans at once rather than an hour after the file's time.
+    await scanned(exporter)
+    const page = await fetch(`${exporter.baseUrl}/`)
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /last scan finished/)
+    await assertCleanExit(exporter)
+  }
+})
