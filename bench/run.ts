@@ -8,23 +8,31 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
 /**
  * `npm run bench`: runs every bench/*.bench.ts in its own process (so memory figures are not
  * mixed), streams its output, then prints one table of all rows. `npm run bench -- scrape` runs
- * only benches whose file name contains "scrape". Exit code 1 when a target was missed. src/ is
- * compiled once for all of them (support/build.ts).
+ * only benches whose file name contains "scrape". Arguments after the filter go to each bench
+ * (`npm run bench -- soak --minutes 2`). The soak bench runs only when named: it takes 10 minutes.
+ * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
  */
 const folder = fileURLToPath(new URL('.', import.meta.url))
-const filter = process.argv[2] ?? ''
+const [filter = '', ...benchArgs] = process.argv.slice(2)
+/** Run only when the filter names them. */
+const ON_REQUEST = ['soak.bench.ts']
 const files = (await readdir(folder))
   .filter((name) => name.endsWith('.bench.ts') && name.includes(filter))
+  .filter((name) => filter !== '' || !ON_REQUEST.includes(name))
   .sort()
 const build = buildFolder(`objstore-bench-build-${process.pid}`)
 compile(build)
 const rows: BenchRow[] = []
 for (const file of files) {
   process.stdout.write(`\n== ${file}\n`)
-  const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', `${folder}${file}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, [BUILD_ENV]: build },
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--expose-gc', `${folder}${file}`, ...benchArgs],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, [BUILD_ENV]: build },
+    },
+  )
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8')

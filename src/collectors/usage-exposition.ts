@@ -2,6 +2,8 @@ import type { ExpositionBlock } from '../metrics/exposition-block.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { renderUsageBlock } from './usage-render.js'
 
+const noop = () => undefined
+
 /**
  * The usage families of the current snapshot, rendered once (both formats, and compressed) and
  * shared by every scrape of that snapshot. Snapshots are immutable and replaced whole, so the
@@ -26,24 +28,23 @@ export class UsageExposition {
 
   /**
    * The rendered families of `snapshot`. A rendering already started for an older snapshot runs to
-   * its end for the scrapes waiting on it; it is dropped once they are served.
+   * its end for the scrapes waiting on it; it is dropped once they are served. The block it
+   * replaces is retired once this one is ready: its text, if held, goes (exposition-block.ts).
    */
   blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
     if (this.#current?.snapshot === snapshot) return this.#current.block
-    const { signal } = this.#controller
     const previous = this.#current?.block
-    const block = (async () => {
-      // Clients without gzip scraped the last snapshot: they will scrape this one too.
-      const keepText = (await previous?.catch(() => undefined))?.textWanted ?? false
-      return renderUsageBlock(snapshot, this.#namespace, { keepText, signal })
-    })()
+    const block = renderUsageBlock(snapshot, this.#namespace, { signal: this.#controller.signal })
     this.#current = { snapshot, block }
+    const retirePrevious = () => previous?.then((replaced) => replaced.retire(), noop)
+    block.then(retirePrevious, retirePrevious)
     return block
   }
 
   /** Stops any rendering or compression in progress. */
   close(): void {
     this.#controller.abort(new Error('exporter closing'))
+    this.#current?.block.then((block) => block.retire(), noop)
     this.#current = undefined
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Worker-thread entry that renders the per-bucket usage families of a snapshot (usage-render.ts):
  * buckets arrive in batches and are written as they come, then dropped; each filled buffer of
- * text is compressed at once and let go (unless the text is to be kept); at the end the families
+ * text is compressed at once and let go; at the end the families
  * go back with their memory transferred, not copied.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { BlockWriter } from '../metrics/block-writer.js'
 import type { FamilyKey } from '../metrics/catalogue.js'
-import { type BlockFamily, type CompressedFamily, compressFamilySync } from '../metrics/exposition-block.js'
+import { type CompressedFamily, compressFamilySync } from '../metrics/exposition-block.js'
 import { type DeflatedSegment, deflateSegmentSync } from '../metrics/gzip-segments.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import { writeBucketSeries } from './usage.js'
@@ -20,17 +20,15 @@ export type RenderReply =
   | {
       readonly ok: true
       readonly families: readonly CompressedFamily[]
-      readonly text?: readonly BlockFamily[]
     }
   | { readonly ok: false; readonly message: string }
 
 const port = parentPort
 if (!port) throw new Error('usage-render-worker must run on a worker thread')
 
-const { namespace, keepText } = workerData as { namespace: string; keepText: boolean }
+const { namespace } = workerData as { namespace: string }
 const writer = new BlockWriter(namespace)
 const segments = new Map<FamilyKey, DeflatedSegment[]>()
-const keptChunks = new Map<FamilyKey, Buffer[]>()
 let failure: Error | undefined
 
 function compressFilled(): void {
@@ -38,20 +36,17 @@ function compressFilled(): void {
     const done = segments.get(key) ?? []
     for (const chunk of chunks) done.push(deflateSegmentSync(chunk))
     segments.set(key, done)
-    if (keepText) keptChunks.set(key, [...(keptChunks.get(key) ?? []), ...chunks])
   }
 }
 
 function finish(): RenderReply {
   compressFilled()
   const families: CompressedFamily[] = []
-  const text: BlockFamily[] = []
   for (const family of writer.families()) {
     const last = compressFamilySync(family)
     families.push({ ...last, segments: [...(segments.get(family.key) ?? []), ...last.segments] })
-    if (keepText) text.push({ ...family, chunks: [...(keptChunks.get(family.key) ?? []), ...family.chunks] })
   }
-  return { ok: true, families, ...(keepText ? { text } : {}) }
+  return { ok: true, families }
 }
 
 /** Every ArrayBuffer under the reply's buffers, to transfer rather than copy. */
@@ -61,11 +56,6 @@ function memoryOf(reply: RenderReply): ArrayBuffer[] {
   for (const family of reply.families) {
     for (const segment of [family.headers.text, family.headers.openmetrics, ...family.segments]) {
       memory.add(segment.data.buffer as ArrayBuffer)
-    }
-  }
-  for (const family of reply.text ?? []) {
-    for (const bytes of [family.headers.text, family.headers.openmetrics, ...family.chunks]) {
-      memory.add(bytes.buffer as ArrayBuffer)
     }
   }
   return [...memory]

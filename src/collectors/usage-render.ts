@@ -1,12 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { BlockWriter } from '../metrics/block-writer.js'
 import { familyKeys } from '../metrics/catalogue.js'
-import {
-  type BlockFamily,
-  type CompressedFamily,
-  compressFamilySync,
-  ExpositionBlock,
-} from '../metrics/exposition-block.js'
+import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition-block.js'
 import type { DeflatedSegment } from '../metrics/gzip-segments.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { startSiblingWorker } from '../worker-threads.js'
@@ -21,8 +16,6 @@ const BATCH_BUCKETS = 250
 const WORKER_YOUNG_GENERATION_MB = 8
 
 export interface RenderOptions {
-  /** Keep the uncompressed text too (clients without gzip are scraping). */
-  readonly keepText: boolean
   readonly signal: AbortSignal
 }
 
@@ -32,7 +25,7 @@ export interface RenderOptions {
  * rendered and compressed on a worker thread of its own, started for the job and ended after it:
  * the event loop only hands the buckets over in batches and receives the compressed segments
  * (2.5 MB, transferred, not copied). The worker compresses as it renders, so the whole text is
- * never held anywhere unless asked for, and the garbage of rendering is collected on the worker's
+ * never held anywhere, and the garbage of rendering is collected on the worker's
  * heap: neither work nor garbage collection holds up a scrape.
  */
 export async function renderUsageBlock(
@@ -40,7 +33,7 @@ export async function renderUsageBlock(
   namespace: string,
   options: RenderOptions,
 ): Promise<ExpositionBlock> {
-  const { keepText, signal } = options
+  const { signal } = options
   signal.throwIfAborted()
   if (snapshot.buckets.length <= INLINE_BUCKETS) {
     const writer = new BlockWriter(namespace)
@@ -52,7 +45,7 @@ export async function renderUsageBlock(
   writeSnapshotTotals(totalsWriter, snapshot)
   const totals = totalsWriter.families()
   const worker = startSiblingWorker(import.meta.url, 'usage-render-worker', {
-    workerData: { namespace, keepText },
+    workerData: { namespace },
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   })
   const rendered = new Promise<ExpositionBlock>((resolve, reject) => {
@@ -62,8 +55,7 @@ export async function renderUsageBlock(
         totals.map((family) => compressFamilySync(family)),
         reply.families.map(compressedBuffers),
       )
-      const text = reply.text ? merge(totals, reply.text.map(textBuffers)) : undefined
-      resolve(ExpositionBlock.fromCompressed(compressed, text))
+      resolve(ExpositionBlock.fromCompressed(compressed))
     })
     worker.once('error', reject)
     worker.once('exit', (code) => reject(new Error(`usage render worker exited with code ${code}`)))
@@ -110,13 +102,5 @@ function compressedBuffers(family: CompressedFamily): CompressedFamily {
     key: family.key,
     headers: { text: asSegment(family.headers.text), openmetrics: asSegment(family.headers.openmetrics) },
     segments: family.segments.map(asSegment),
-  }
-}
-
-function textBuffers(family: BlockFamily): BlockFamily {
-  return {
-    key: family.key,
-    headers: { text: asBuffer(family.headers.text), openmetrics: asBuffer(family.headers.openmetrics) },
-    chunks: family.chunks.map(asBuffer),
   }
 }

@@ -21,12 +21,36 @@ export interface CompressedFamily {
 }
 
 /**
- * How long the uncompressed text is kept after the last scrape that asked for it. Prometheus
- * always asks for gzip, so an exporter it scrapes keeps only the compressed form (at 10,000
- * buckets, 2.5 MB instead of 45 MB); a client without gzip (curl, a script) gets the text kept
- * for its next scrapes.
+ * How long the one text held (see HeldText) stays after the last plain read that used it. A client
+ * without gzip scraping every few seconds reads it from memory; the text goes soon after it stops.
  */
-const TEXT_RETENTION_MS = 5 * 60_000
+export const TEXT_IDLE_MS = 30_000
+
+/**
+ * The one uncompressed text the process holds: that of the current block a client without gzip
+ * read last, each segment's inflated bytes by segment. Prometheus always asks for gzip, so most
+ * exporters never hold one. Held process-wide, not per block, so that however many snapshots,
+ * blocks or readers there are, at most one text is alive (plus one being inflated): a new one
+ * replaces it, a block retired (its snapshot replaced) or TEXT_IDLE_MS without a plain read
+ * drops it. Readers never keep a reference to it (only to the buffer they are sending), so a
+ * slow reader pins no text: it goes on inflating its block's segments one at a time.
+ */
+interface HeldText {
+  readonly block: ExpositionBlock
+  readonly text: ReadonlyMap<DeflatedSegment, Buffer>
+  readonly idle: NodeJS.Timeout
+}
+
+let held: HeldText | undefined
+
+function dropHeldText(): void {
+  if (held) clearTimeout(held.idle)
+  held = undefined
+}
+
+function inflateSegment(segment: DeflatedSegment): Promise<Buffer> {
+  return inflateRaw(segment.data, { finishFlush: constants.Z_SYNC_FLUSH })
+}
 
 /** Compresses a family on the calling thread (a worker's, or a family of a few lines). */
 export function compressFamilySync(family: BlockFamily, chunks = family.chunks): CompressedFamily {
@@ -56,29 +80,24 @@ async function compressFamily(
 /**
  * Families rendered once and served by every scrape as they are, in both formats (the sample lines
  * are shared, only the header lines differ): compressed as deflate segments, ready to be laid
- * into a gzip body next to the scrape's own parts (gzip-segments.ts), and as text while a client
- * without gzip wants it (inflated again from the segments when it was let go).
+ * into a gzip body next to the scrape's own parts (gzip-segments.ts). The text a client without
+ * gzip asks for is inflated back from the segments (HeldText above: one text at most, whatever
+ * the clients).
  */
 export class ExpositionBlock {
   /** The families the block holds; a scrape must not render them again. */
   readonly keys: ReadonlySet<FamilyKey>
   readonly #compressed: Promise<readonly CompressedFamily[]>
   readonly #byteLength: Readonly<Record<ExpositionFormat, number>>
-  /** Each family's text (header lines per format, sample lines), while held. */
-  #text: readonly BlockFamily[] | undefined
-  #inflating: Promise<readonly BlockFamily[]> | undefined
-  #textWanted = false
-  #release: NodeJS.Timeout | undefined
+  #inflating: Promise<ReadonlyMap<DeflatedSegment, Buffer>> | undefined
+  #retired = false
 
   /**
    * A block from text, compressed here one segment at a time on libuv's pool (so it holds one
-   * thread of the pool, never all of them: statfs of the drives runs there too). `keepText`: a
-   * client without gzip scraped the snapshot before; otherwise the text goes once compressed.
+   * thread of the pool, never all of them: statfs of the drives runs there too). The text goes
+   * once compressed.
    */
-  static fromText(
-    families: readonly BlockFamily[],
-    options: { keepText: boolean; signal?: AbortSignal },
-  ): ExpositionBlock {
+  static fromText(families: readonly BlockFamily[], options: { signal?: AbortSignal } = {}): ExpositionBlock {
     const compressed = (async () => {
       const done: CompressedFamily[] = []
       for (const family of families) done.push(await compressFamily(family, options.signal))
@@ -90,60 +109,55 @@ export class ExpositionBlock {
       lengths.text += family.headers.text.length + body
       lengths.openmetrics += family.headers.openmetrics.length + body
     }
-    return new ExpositionBlock(families, compressed, { ...options, lengths })
+    return new ExpositionBlock(
+      families.map((family) => family.key),
+      compressed,
+      lengths,
+    )
   }
 
-  /** A block compressed elsewhere (a worker thread), with its text when it was kept. */
-  static fromCompressed(
-    families: readonly CompressedFamily[],
-    text: readonly BlockFamily[] | undefined,
-  ): ExpositionBlock {
+  /** A block compressed elsewhere (a worker thread). */
+  static fromCompressed(families: readonly CompressedFamily[]): ExpositionBlock {
     const lengths = { text: 0, openmetrics: 0 }
     for (const family of families) {
       const body = family.segments.reduce((sum, segment) => sum + segment.length, 0)
       lengths.text += family.headers.text.length + body
       lengths.openmetrics += family.headers.openmetrics.length + body
     }
-    return new ExpositionBlock(text, Promise.resolve(families), {
-      keys: families.map((family) => family.key),
-      keepText: text !== undefined,
+    return new ExpositionBlock(
+      families.map((family) => family.key),
+      Promise.resolve(families),
       lengths,
-    })
+    )
   }
 
   private constructor(
-    text: readonly BlockFamily[] | undefined,
+    keys: readonly FamilyKey[],
     compressed: Promise<readonly CompressedFamily[]>,
-    options: {
-      keepText: boolean
-      lengths: Record<ExpositionFormat, number>
-      keys?: readonly FamilyKey[]
-    },
+    lengths: Record<ExpositionFormat, number>,
   ) {
-    this.keys = new Set(options.keys ?? text?.map((family) => family.key))
-    this.#byteLength = options.lengths
-    this.#text = text
+    this.keys = new Set(keys)
+    this.#byteLength = lengths
     this.#compressed = compressed
     // A failure shows on the scrapes that need the compressed form; nobody else is waiting.
     compressed.catch(() => undefined)
-    if (options.keepText) this.#retainText()
-    else this.#dropTextOnceCompressed()
   }
 
   byteLength(format: ExpositionFormat): number {
     return this.#byteLength[format]
   }
 
-  /** Whether a client without gzip scraped this block lately (its successor keeps the text too). */
-  get textWanted(): boolean {
-    return this.#textWanted
-  }
-
-  /** The uncompressed body in `format`, as buffers to send in order (never copied). */
-  async parts(format: ExpositionFormat): Promise<readonly Buffer[]> {
-    this.#retainText()
-    const text = this.#text ?? (await this.#inflate())
-    return text.flatMap((family) => [family.headers[format], ...family.chunks])
+  /**
+   * The uncompressed body in `format`, buffer by buffer, for a client without gzip: from the text
+   * held while this block is current, otherwise inflated one segment at a time as the reader
+   * takes them (a reader holds only the buffer it is sending, never the whole text).
+   */
+  async *text(format: ExpositionFormat): AsyncGenerator<Buffer> {
+    const segments = await this.deflated(format)
+    await this.#holdText()
+    for (const segment of segments) {
+      yield (held?.block === this ? held.text.get(segment) : undefined) ?? (await inflateSegment(segment))
+    }
   }
 
   /** The body in `format` as deflated segments. */
@@ -152,45 +166,41 @@ export class ExpositionBlock {
     return families.flatMap((family) => [family.headers[format], ...family.segments])
   }
 
-  #retainText(): void {
-    this.#textWanted = true
-    clearTimeout(this.#release)
-    this.#release = setTimeout(() => {
-      this.#textWanted = false
-      this.#dropTextOnceCompressed()
-    }, TEXT_RETENTION_MS)
-    this.#release.unref()
+  /**
+   * The block's snapshot was replaced: its text is dropped if held and never held again (readers
+   * still sending it inflate as they go).
+   */
+  retire(): void {
+    this.#retired = true
+    if (held?.block === this) dropHeldText()
   }
 
-  #dropTextOnceCompressed(): void {
-    this.#compressed.then(
-      () => {
-        if (!this.#textWanted) this.#text = undefined
-      },
-      () => undefined,
-    )
+  /** Makes this block's text the one held (inflated once, shared by every plain reader). */
+  async #holdText(): Promise<void> {
+    if (this.#retired) return
+    if (held?.block === this) {
+      held.idle.refresh()
+      return
+    }
+    this.#inflating ??= this.#inflateAll().finally(() => {
+      this.#inflating = undefined
+    })
+    const text = await this.#inflating
+    if (this.#retired || held?.block === this) return
+    dropHeldText()
+    const idle = setTimeout(dropHeldText, TEXT_IDLE_MS)
+    idle.unref()
+    held = { block: this, text, idle }
   }
 
   /** The text again from the segments (each a complete, sync-flushed raw deflate stream). */
-  #inflate(): Promise<readonly BlockFamily[]> {
-    this.#inflating ??= (async () => {
-      const text: BlockFamily[] = []
-      for (const family of await this.#compressed) {
-        const inflate = (segment: DeflatedSegment) =>
-          inflateRaw(segment.data, { finishFlush: constants.Z_SYNC_FLUSH })
-        const headers = {
-          text: await inflate(family.headers.text),
-          openmetrics: await inflate(family.headers.openmetrics),
-        }
-        const chunks: Buffer[] = []
-        for (const segment of family.segments) chunks.push(await inflate(segment))
-        text.push({ key: family.key, headers, chunks })
+  async #inflateAll(): Promise<ReadonlyMap<DeflatedSegment, Buffer>> {
+    const text = new Map<DeflatedSegment, Buffer>()
+    for (const family of await this.#compressed) {
+      for (const segment of [family.headers.text, family.headers.openmetrics, ...family.segments]) {
+        if (!text.has(segment)) text.set(segment, await inflateSegment(segment))
       }
-      if (this.#textWanted) this.#text = text
-      return text
-    })().finally(() => {
-      this.#inflating = undefined
-    })
-    return this.#inflating
+    }
+    return text
   }
 }

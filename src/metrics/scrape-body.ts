@@ -1,11 +1,18 @@
+import { Readable } from 'node:stream'
 import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from './exposition.js'
 import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip-segments.js'
 import type { ScrapeContent } from './registry.js'
 
-/** A response body as buffers to send in order; blocks' buffers are shared, never copied. */
+/**
+ * A response body as buffers to send in order; blocks' buffers are shared, never copied. An
+ * uncompressed body is produced as it is sent (a block's text is inflated back segment by segment
+ * unless held, exposition-block.ts), so a slow reader holds a buffer or two, not the whole text.
+ */
 export interface ScrapeBody {
-  readonly parts: readonly Buffer[]
+  readonly parts: Iterable<Buffer> | AsyncIterable<Buffer>
   readonly byteLength: number
+  /** The parts as a stream that takes the next one only when the previous one went out. */
+  stream(): Readable
 }
 
 const EOF_BUFFER = Buffer.from(OPENMETRICS_EOF, 'utf8')
@@ -23,7 +30,6 @@ export async function scrapeBody(
 ): Promise<ScrapeBody> {
   const head = Buffer.from(renderFamilies(content.families, format), 'utf8')
   const eof = format === 'openmetrics'
-  let parts: Buffer[]
   if (compress) {
     eofSegment ??= deflateSegment(EOF_BUFFER)
     const [own, blocks, end] = await Promise.all([
@@ -31,10 +37,30 @@ export async function scrapeBody(
       Promise.all(content.blocks.map((block) => block.deflated(format))),
       eof ? eofSegment : undefined,
     ])
-    parts = gzipMember([own, ...blocks.flat(), ...(end ? [end] : [])])
-  } else {
-    const blocks = await Promise.all(content.blocks.map((block) => block.parts(format)))
-    parts = [head, ...blocks.flat(), ...(eof ? [EOF_BUFFER] : [])]
+    const parts = gzipMember([own, ...blocks.flat(), ...(end ? [end] : [])])
+    return body(
+      parts,
+      parts.reduce((sum, part) => sum + part.length, 0),
+    )
   }
-  return { parts, byteLength: parts.reduce((sum, part) => sum + part.length, 0) }
+  const blocks = content.blocks
+  // A block that failed to compress fails the scrape here, before any header is sent.
+  await Promise.all(blocks.map((block) => block.deflated(format)))
+  const parts = (async function* () {
+    yield head
+    for (const block of blocks) yield* block.text(format)
+    if (eof) yield EOF_BUFFER
+  })()
+  const blocksLength = blocks.reduce((sum, block) => sum + block.byteLength(format), 0)
+  return body(parts, head.length + blocksLength + (eof ? EOF_BUFFER.length : 0))
+}
+
+function body(parts: Iterable<Buffer> | AsyncIterable<Buffer>, byteLength: number): ScrapeBody {
+  return {
+    parts,
+    byteLength,
+    // One part read ahead at most (Readable.from's object mode would read 16 ahead: 16 x 256 KB
+    // of text per slow reader); the response's own buffer holds the part being sent.
+    stream: () => Readable.from(parts, { highWaterMark: 1 }),
+  }
 }

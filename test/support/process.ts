@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -101,4 +102,11 @@ export async function runUntilExit(env: Record<string, string>, cwd: string): Pr
   } finally {
     child.kill('SIGKILL')
   }
+}
+
+/** A process's resident set now (VmRSS) and at its peak so far (VmHWM), in bytes (Linux /proc). */
+export async function residentBytes(pid: number): Promise<{ now: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024
+  return { now: kib('VmRSS'), peak: kib('VmHWM') }
 }

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition.js'
 import type { ExporterRegistry } from '../../metrics/registry.js'
@@ -24,10 +23,9 @@ export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOp
     const body = await scrapeBody(content, format, compress)
     reply.header('Content-Type', CONTENT_TYPES[format]).header('Vary', 'Accept, Accept-Encoding')
     if (compress) reply.header('Content-Encoding', 'gzip')
-    if (body.parts.length === 1) return body.parts[0]
     // The parts are sent as they are: concatenating them would copy megabytes per scrape.
     reply.header('Content-Length', body.byteLength)
-    return Readable.from(body.parts)
+    return body.stream()
   })
 }
 
