@@ -42,6 +42,7 @@ const BucketUsageSchema = Type.Object({
     Type.Object({ incomplete: Type.Number({ minimum: 0 }), oldestInitiatedSeconds: Type.Optional(Seconds) }),
   ),
   quotaBytes: Type.Optional(Type.Number({ minimum: 0 })),
+  unreadableEntries: Type.Optional(Type.Number({ minimum: 0 })),
 })
 
 const StateFileSchema = Type.Object({

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
-import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
-import { scratchFolder } from '../support/scratch.js'
+import { bytePath, scratchFolder } from '../support/scratch.js'
 import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
@@ -300,4 +303,61 @@ test('scans repeat by themselves every SCAN_INTERVAL_SECONDS, one at a time', as
     sampleValue(await exporter.scrape(), 'objstore_bucket_usage_total_bytes', { bucket: 'growing' }),
     3,
   )
+})
+
+test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+found', async (t) => {
+  // A folder too deep for a path (PATH_MAX 4,096 bytes): not removable by fs.rm, so rm -rf cleans up.
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
+  t.after(() => void execFileSync('rm', ['-rf', '--', folder]))
+  const data = join(folder, 'data')
+  const at = (...parts: (string | number[])[]) => bytePath(data, ...parts)
+  mkdirSync(data)
+  // Two bucket folders whose names differ in one byte that is not UTF-8: two buckets, not one U+FFFD.
+  mkdirSync(at([0x62, 0x6b, 0x80]))
+  writeFileSync(at([0x62, 0x6b, 0x80], 'a'), Buffer.alloc(11))
+  mkdirSync(at([0x62, 0x6b, 0xff]))
+  writeFileSync(at([0x62, 0x6b, 0xff], 'a'), Buffer.alloc(13))
+  // Inside a bucket: a file and a folder whose names are not UTF-8 are objects like any other.
+  mkdirSync(at('names'))
+  writeFileSync(at('names', [0xfe, 0x41]), Buffer.alloc(7))
+  mkdirSync(at('names', [0xc3, 0x28]))
+  writeFileSync(at('names', [0xc3, 0x28], 'b'), Buffer.alloc(5))
+  // A bucket with one chain of folders deeper than PATH_MAX: the rest of it is measured.
+  await writeTree(data, [
+    { path: 'deep/top', size: 100, modifiedSeconds: T0 },
+    { path: 'deep/side/x', size: 20, modifiedSeconds: T0 },
+  ])
+  const level = 'd'.repeat(250)
+  execFileSync('bash', [
+    '-c',
+    `cd "$1" && for i in $(seq 20); do mkdir ${level} && cd ${level} || exit 1; done && printf lost > file`,
+    'bash',
+    join(data, 'deep'),
+  ])
+  // fsck's folder at the root of an ext filesystem is not a bucket.
+  await writeTree(data, [{ path: 'lost+found/#1234', size: 9, modifiedSeconds: T0 }])
+
+  const exporter = await startExporter({ DATA_DIR: data })
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  assert.deepEqual(bucketsIn(scrape), ['bk\\x80', 'bk\\xff', 'deep', 'names'])
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\x80' }), 11)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'names' }), 12)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'names' }), 2)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'deep' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'deep' }), 120)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'deep' }), 2)
+  // The one folder of the chain whose path is too long, and nothing below it, which was never seen.
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_unreadable_entries', { bucket: 'deep' }), 1)
+  for (const bucket of ['bk\\x80', 'bk\\xff', 'names']) {
+    assert.equal(sampleValue(scrape, 'objstore_bucket_scan_unreadable_entries', { bucket }), 0)
+  }
+  assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 'fs' }), 1)
+  // A label names its folder again: BUCKETS takes it.
+  const named = await startExporter({ DATA_DIR: data, BUCKETS: 'bk\\xff' })
+  t.after(() => named.close())
+  const only = await named.scrape()
+  assert.deepEqual(bucketsIn(only), ['bk\\xff'])
+  assert.equal(sampleValue(only, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
 })
