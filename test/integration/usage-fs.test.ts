@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
+import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
+import { assertCleanExit, startServingProcess } from '../support/serving-process.js'
 import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
@@ -360,4 +362,73 @@ test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+foun
   const only = await named.scrape()
   assert.deepEqual(bucketsIn(only), ['bk\\xff'])
   assert.equal(sampleValue(only, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
+})
+
+/** The threads of process `pid` now (Linux). */
+const threadsOf = (pid: number) =>
+  Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+
+test('a hung filesystem inside DATA_DIR: its bucket times out, scans and scrapes go on, stuck threads do not pile up', async (t) => {
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
+  const data = join(folder, 'data')
+  await writeTree(data, [
+    { path: 'good/a', size: 5, modifiedSeconds: T0 },
+    { path: 'nfs/local', size: 3, modifiedSeconds: T0 },
+  ])
+  const share = join(data, 'nfs', 'share')
+  await mkdir(share)
+  const hung = await mountHungFilesystem(share)
+  t.after(async () => {
+    if (typeof hung !== 'string') await hung.release()
+    await rm(folder, { recursive: true, force: true })
+  })
+  if (typeof hung === 'string') {
+    if (process.env.CI) throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
+    return t.skip(hung)
+  }
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, SCAN_INTERVAL_SECONDS: '1', SCAN_TIMEOUT_SECONDS: '2', LOG_LEVEL: 'debug' },
+    folder,
+  )
+  const pid = exporter.process.child.pid as number
+  const scans = () => exporter.logs().filter((line) => line.msg === 'usage scan finished').length
+  const [failure] = await exporter.waitForLogs(
+    'the hung bucket to fail',
+    (line) => line.msg === 'bucket scan failed' && line.bucket === 'nfs',
+  )
+  assert.match(String(failure?.error), /SCAN_TIMEOUT_SECONDS \(2 s\)/)
+  const during = await exporter.scrape()
+  assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 0)
+  assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'good' }), 1)
+  assert.equal(sampleValue(during, 'objstore_bucket_usage_total_bytes', { bucket: 'good' }), 5)
+  assert.equal(sampleValue(during, 'objstore_source_up', { source: 'fs' }), 1)
+
+  // Later scans: the other bucket is measured afresh, scrapes answer, and a scan that meets the
+  // hung folder again does not leave one more thread behind in the kernel each time.
+  await exporter.waitForLogs('a scan after the failure', (line) => line.msg === 'usage scan finished')
+  const threadsBefore = threadsOf(pid)
+  const from = scans()
+  await writeTree(data, [{ path: 'good/b', size: 7, modifiedSeconds: T0 }])
+  await exporter.waitForLogs('six more scans', (line) => line.msg === 'usage scan finished', from + 6, 60_000)
+  const after = await exporter.scrape()
+  assert.equal(sampleValue(after, 'objstore_bucket_usage_total_bytes', { bucket: 'good' }), 12)
+  assert.equal(sampleValue(after, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 0)
+  const threadsAfter = threadsOf(pid)
+  // Unbounded, six scans would leave six more stuck threads; a scan's own walk threads come and go.
+  assert.ok(threadsAfter - threadsBefore < 3, `threads ${threadsBefore} -> ${threadsAfter}`)
+
+  // The server comes back (here: the connection is cut, so the folder answers ENOTCONN): the stuck
+  // thread returns, the bucket is measured again, the folder counted as unreadable.
+  await hung.release()
+  await exporter.waitForLogs(
+    'the bucket recovering',
+    (line) => line.msg === 'bucket scan recovered' && line.bucket === 'nfs',
+    1,
+    60_000,
+  )
+  const recovered = await exporter.scrape()
+  assert.equal(sampleValue(recovered, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 1)
+  assert.equal(sampleValue(recovered, 'objstore_bucket_usage_total_bytes', { bucket: 'nfs' }), 3)
+  await assertCleanExit(exporter)
 })

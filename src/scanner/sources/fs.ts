@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import type { WalkResult, WalkTask } from '../fs-walk.js'
 import { linkedAbort } from '../linked-abort.js'
 import { mergeUsage } from '../usage-fold.js'
-import { WalkError, WalkPool } from '../walk-pool.js'
+import { stuckWalkFor, WalkError, WalkPool } from '../walk-pool.js'
 import { type BucketUsage, type FailureKind, type ScanRound, SourceError, type UsageSource } from './types.js'
 
 export interface FsSourceOptions {
@@ -183,15 +183,19 @@ async function measureBucket(
   ) {
     throw new SourceError(`"${bucket}" is not a bucket folder name`, 'missing')
   }
+  // Byte strings (see WalkTask): the folder's name exactly, whatever its encoding.
+  const dir = `${Buffer.from(dataDir, 'utf8').toString('latin1')}/${folder.toString('latin1')}`
+  // A walk that met a hung filesystem holds its thread until the filesystem answers: another walk
+  // of the same folder would only leave one more thread behind.
+  const stuck = stuckWalkFor(dir)
+  if (stuck) throw new SourceError(`cannot walk bucket folder ${bucket}: ${stuck}`, 'failed')
   const fail = (error: unknown): never => {
     if (signal.aborted) throw signal.reason
     throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
   }
   let root: WalkResult
   try {
-    // Byte strings (see WalkTask): the folder's name exactly, whatever its encoding.
-    const dir = `${Buffer.from(dataDir, 'utf8').toString('latin1')}/${folder.toString('latin1')}`
-    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true }, signal)
+    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true }, signal, dir)
   } catch (error) {
     return fail(error)
   }
@@ -205,7 +209,7 @@ async function measureBucket(
   setMaxListeners(0, stop)
   let unreadable = root.unreadable
   const walk = async (task: WalkTask, depth: number): Promise<BucketUsage> => {
-    const result = await pool.run(task, stop)
+    const result = await pool.run(task, stop, dir)
     unreadable += result.unreadable
     const parts = await Promise.all(
       splitFolders(result.subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
