@@ -5,11 +5,12 @@ import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
-import { mountHungFilesystem } from '../support/hung-mount.js'
+import { type HungMount, mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
-import { assertCleanExit, startServingProcess } from '../support/serving-process.js'
+import { startServingProcess, unexpectedStderr } from '../support/serving-process.js'
 import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
@@ -377,15 +378,18 @@ test('a hung filesystem inside DATA_DIR: its bucket times out, scans and scrapes
   ])
   const share = join(data, 'nfs', 'share')
   await mkdir(share)
-  const hung = await mountHungFilesystem(share)
+  // Released before the folder is removed: removing a tree with a hung mount in it would hang.
+  const mounts: HungMount[] = []
   t.after(async () => {
-    if (typeof hung !== 'string') await hung.release()
+    for (const mount of mounts) await mount.release()
     await rm(folder, { recursive: true, force: true })
   })
+  const hung = await mountHungFilesystem(share)
   if (typeof hung === 'string') {
     if (process.env.CI) throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
     return t.skip(hung)
   }
+  mounts.push(hung)
   const exporter = await startServingProcess(
     t,
     { DATA_DIR: data, SCAN_INTERVAL_SECONDS: '1', SCAN_TIMEOUT_SECONDS: '2', LOG_LEVEL: 'debug' },
@@ -421,14 +425,40 @@ test('a hung filesystem inside DATA_DIR: its bucket times out, scans and scrapes
   // The server comes back (here: the connection is cut, so the folder answers ENOTCONN): the stuck
   // thread returns, the bucket is measured again, the folder counted as unreadable.
   await hung.release()
+  // Logged as the scan records it, published when that scan finishes (or, if counted already, the next).
   await exporter.waitForLogs(
     'the bucket recovering',
     (line) => line.msg === 'bucket scan recovered' && line.bucket === 'nfs',
     1,
     60_000,
   )
+  await exporter.waitForLogs(
+    'the scan that recovered it to finish',
+    (line) => line.msg === 'usage scan finished',
+    scans() + 1,
+  )
   const recovered = await exporter.scrape()
   assert.equal(sampleValue(recovered, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 1)
   assert.equal(sampleValue(recovered, 'objstore_bucket_usage_total_bytes', { bucket: 'nfs' }), 3)
-  await assertCleanExit(exporter)
+
+  // Hung again, and the exporter told to stop: Node joins every thread at exit, and the stuck one
+  // never returns, so the process ends by the signal it was sent instead of hanging until killed.
+  const again = await mountHungFilesystem(share)
+  assert.equal(typeof again, 'object', String(again))
+  if (typeof again === 'string') return
+  mounts.push(again)
+  const failures = exporter.logs().filter((line) => line.msg === 'bucket scan failed').length
+  await exporter.waitForLogs(
+    'the bucket failing again',
+    (line) => line.msg === 'bucket scan failed',
+    failures + 1,
+  )
+  exporter.process.kill('SIGTERM')
+  const ended = await Promise.race([exporter.process.exited, sleep(20_000).then(() => 'still running')])
+  assert.equal(ended, 'SIGTERM', `the process ${ended}: ${exporter.process.stderr()}`)
+  const last = exporter
+    .logs()
+    .find((line) => line.msg === 'walk threads stuck in the filesystem; ending by signal')
+  assert.equal(last?.stuck, 1)
+  assert.equal(unexpectedStderr(exporter.process.stderr()), '')
 })
