@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { mkdir, stat, symlink, writeFile } from 'node:fs/promises'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { walkDirectory } from '../../src/scanner/fs-walk.js'
 import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs.js'
+import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks, WalkPool } from '../../src/scanner/walk-pool.js'
+import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
+import { waitFor } from '../support/wait-for.js'
 
 test('expanding folds the files of a folder and hands its subfolders back unwalked', async (t) => {
   const root = await scratchFolder(t, 'objstore-walk-')
@@ -93,4 +97,54 @@ test('bucket labels: UTF-8 names are their own label; others are escaped, distin
   names.forEach((name, index) => {
     assert.deepEqual(bucketFolder(labels[index] as string), name)
   })
+})
+
+/** Threads of this process waiting in the kernel uninterruptibly (state D): here, in the hung mount. */
+function threadsInKernelWait(): number {
+  return readdirSync('/proc/self/task').filter((task) => {
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('D')
+  }).length
+}
+
+test('walk threads stuck on a hung filesystem are counted until it answers, and capped', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'objstore-walk-'))
+  const mountPoint = join(root, 'hung')
+  await mkdir(mountPoint)
+  const hung = await mountHungFilesystem(mountPoint)
+  // Released before the folder is removed: removing a tree with a hung mount in it would hang.
+  t.after(async () => {
+    if (typeof hung !== 'string') await hung.release()
+    await rm(root, { recursive: true, force: true })
+  })
+  if (typeof hung === 'string') {
+    if (process.env.CI) throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
+    return t.skip(hung)
+  }
+  const pool = new WalkPool(MAX_STUCK_WALKS)
+  const walks = Array.from({ length: MAX_STUCK_WALKS }, (_, index) => {
+    const stop = new AbortController()
+    const task = { dirs: [mountPoint], expand: false, isBucketRoot: true }
+    return { stop, walk: pool.run(task, stop.signal, `bucket-${index}`) }
+  })
+  for (const { walk } of walks) walk.catch(() => undefined)
+  const before = threadsInKernelWait()
+  await waitFor(
+    'every walk thread to wait in the hung mount',
+    () => threadsInKernelWait() >= before + MAX_STUCK_WALKS,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    },
+  )
+  for (const { stop } of walks) stop.abort(new Error('timed out'))
+  for (const { walk } of walks) await assert.rejects(walk, /timed out/)
+  await pool.close()
+  assert.equal(stuckWalks(), MAX_STUCK_WALKS, 'each stopped thread is still in the kernel')
+  assert.match(stuckWalkFor('bucket-3') ?? '', /has not returned from the filesystem/)
+  assert.match(stuckWalkFor('another') ?? '', new RegExp(`${MAX_STUCK_WALKS} walk threads are stuck`))
+
+  await hung.release()
+  await waitFor('the stuck threads to end', () => stuckWalks() === 0, { timeoutMs: 20_000, intervalMs: 50 })
+  assert.equal(stuckWalkFor('bucket-3'), undefined)
 })
