@@ -340,7 +340,8 @@ test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+foun
   // fsck's folder at the root of an ext filesystem is not a bucket.
   await writeTree(data, [{ path: 'lost+found/#1234', size: 9, modifiedSeconds: T0 }])
 
-  const exporter = await startExporter({ DATA_DIR: data })
+  const stateFile = join(folder, 'state.json')
+  const exporter = await startExporter({ DATA_DIR: data, STATE_FILE: stateFile })
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
   assert.deepEqual(bucketsIn(scrape), ['bk\\x80', 'bk\\xff', 'deep', 'names'])
@@ -363,6 +364,18 @@ test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+foun
   const only = await named.scrape()
   assert.deepEqual(bucketsIn(only), ['bk\\xff'])
   assert.equal(sampleValue(only, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
+  // The state file keeps labels and counts: a restart serves them before it scans.
+  await exporter.close()
+  const restarted = await startExporter({
+    DATA_DIR: data,
+    STATE_FILE: stateFile,
+    SCAN_INTERVAL_SECONDS: '3600',
+  })
+  t.after(() => restarted.close())
+  assert.ok(restarted.logs.messages().includes('usage snapshot loaded from state file'))
+  const restored = await restarted.scrape()
+  assert.deepEqual(bucketsIn(restored), ['bk\\x80', 'bk\\xff', 'deep', 'names'])
+  assert.equal(sampleValue(restored, 'objstore_bucket_scan_unreadable_entries', { bucket: 'deep' }), 1)
 })
 
 /** The threads of process `pid` now (Linux). */
