@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from './config/load.js'
 import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
-import { stuckWalks } from './scanner/walk-pool.js'
+import { settleStuckWalks, stuckWalks } from './scanner/walk-pool.js'
 import { VERSION } from './version.js'
 
 /** Entry point: everything that touches process state (env, signals, exit codes) lives here. */
@@ -55,8 +55,9 @@ async function main(): Promise<void> {
     let stuck = 0
     exporter
       .close()
-      .then(() => {
-        stuck = stuckWalks()
+      .then(async () => {
+        // A walk stopped by the shutdown ends in milliseconds; one stuck in the kernel never does.
+        stuck = await settleStuckWalks(1000)
         if (stuck > 0)
           logger.warn({ stuck, signal }, 'walk threads stuck in the filesystem; ending by signal')
       })
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       .catch((error: unknown) => {
         logger.error({ err: error }, 'error during shutdown')
         process.exitCode = 1
+        if (stuckWalks() > 0) endBySignal(signal)
       })
   }
   process.once('SIGTERM', stop)

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Worker } from 'node:worker_threads'
 import { startSiblingWorker } from '../worker-threads.js'
 import type { WalkResult, WalkTask } from './fs-walk.js'
@@ -44,6 +45,16 @@ export function stuckWalkFor(owner: string): string | undefined {
 
 /** Walk threads stopped and not ended yet, in the whole process. */
 export function stuckWalks(): number {
+  return abandoned.size
+}
+
+/**
+ * Waits up to `timeoutMs` for stopped walk threads to end (one stopped in JavaScript ends within
+ * milliseconds, one stuck in the kernel does not); resolves with how many are left.
+ */
+export async function settleStuckWalks(timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs
+  while (abandoned.size > 0 && performance.now() < deadline) await sleep(20)
   return abandoned.size
 }
 
