@@ -415,6 +415,8 @@ test('a hung filesystem inside DATA_DIR: its bucket times out, scans and scrapes
     (line) => line.msg === 'bucket scan failed' && line.bucket === 'nfs',
   )
   assert.match(String(failure?.error), /SCAN_TIMEOUT_SECONDS \(2 s\)/)
+  // Logged as the scan records the bucket; served once that scan (the first) has finished.
+  await exporter.waitForLogs('the first scan to finish', (line) => line.msg === 'usage scan finished')
   const during = await exporter.scrape()
   assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 0)
   assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'good' }), 1)
