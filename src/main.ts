@@ -3,6 +3,7 @@ import { type Config, ConfigError, type ConfigWarning, loadConfiguration } from 
 import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
+import { settleStuckWalks, stuckWalks } from './scanner/walk-pool.js'
 import { VERSION } from './version.js'
 
 /** Entry point: everything that touches process state (env, signals, exit codes) lives here. */
@@ -54,24 +55,46 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down')
     const forced = setTimeout(() => {
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutdown deadline passed; exiting')
-      process.exit(1)
+      if (stuckWalks() > 0) endBySignal(signal)
+      else process.exit(1)
     }, config.SHUTDOWN_TIMEOUT_MS)
     forced.unref()
+    let stuck = 0
     exporter
       .close()
+      .then(async () => {
+        // A walk stopped by the shutdown ends in milliseconds; one stuck in the kernel never does.
+        stuck = await settleStuckWalks(1000)
+        if (stuck > 0)
+          logger.warn({ stuck, signal }, 'walk threads stuck in the filesystem; ending by signal')
+      })
       // Entries queued for the HTTP log target get half the budget; the forced exit bounds the whole.
       .then(() => logging.close(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
       .then(() => {
         clearTimeout(forced)
         process.exitCode = 0
+        if (stuck > 0) endBySignal(signal)
       })
       .catch((error: unknown) => {
         logger.error({ err: error }, 'error during shutdown')
         process.exitCode = 1
+        if (stuckWalks() > 0) endBySignal(signal)
       })
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/**
+ * Ends the process by `signal`'s default action, as a program that does not handle it ends. For
+ * when a walk thread is stuck in a system call on a hung filesystem: Node joins every thread on
+ * exit (process.exit too), so the process would hang until killed.
+ */
+function endBySignal(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal)
+  process.kill(process.pid, signal)
+  // Should something still handle it: nothing but SIGKILL is certain.
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1000)
 }
 
 /** One line per bad variable, no stack trace, exit 2: this is the operator's mistake, not ours. */

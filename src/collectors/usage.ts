@@ -82,6 +82,9 @@ function writeScanHealth(out: MetricSink, record: BucketRecord): void {
   if (record.lastSuccessSeconds !== undefined) {
     out.set('bucketScanLastSuccessTimestampSeconds', bucket, record.lastSuccessSeconds)
   }
+  if (record.usage?.unreadableEntries !== undefined) {
+    out.set('bucketScanUnreadableEntries', bucket, record.usage.unreadableEntries)
+  }
 }
 
 function writeBucketUsage(out: MetricSink, name: string, usage: BucketUsage): void {

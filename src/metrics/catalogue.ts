@@ -295,6 +295,13 @@ export const catalogue = {
     ['bucket'],
     'When the bucket was last scanned successfully, seconds since the epoch.',
   ),
+  bucketScanUnreadableEntries: family(
+    'scanner',
+    'gauge',
+    'bucket_scan_unreadable_entries',
+    ['bucket'],
+    'Files and folders below the bucket that its last successful scan could not read (fs: path over PATH_MAX, I/O error, permission); the figures leave them out.',
+  ),
   sourceUp: family(
     'scanner',
     'gauge',

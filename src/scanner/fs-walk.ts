@@ -2,7 +2,11 @@ import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
 import type { BucketUsage } from './sources/types.js'
 import { UsageAccumulator } from './usage-fold.js'
 
-/** One unit of work of the fs walk: some folders of one bucket. */
+/**
+ * One unit of work of the fs walk: some folders of one bucket. Paths are byte strings (latin1: one
+ * character per byte of the name), so names that are not valid UTF-8 reach the filesystem exactly
+ * as they are instead of as U+FFFD, and still travel between threads as plain strings.
+ */
 export interface WalkTask {
   readonly dirs: readonly string[]
   /**
@@ -16,35 +20,57 @@ export interface WalkTask {
 
 export interface WalkResult {
   readonly usage: BucketUsage
-  /** Subdirectories left for other tasks (only when the task expanded). */
+  /** Subdirectories left for other tasks (only when the task expanded); byte strings as in WalkTask. */
   readonly subdirs: readonly string[]
+  /**
+   * Entries below the bucket's folder that could not be read (a folder or file whose path is
+   * longer than PATH_MAX, an I/O error, no permission): counted and skipped, the rest is measured.
+   */
+  readonly unreadable: number
 }
+
+/** A byte-string path (see WalkTask) as the filesystem wants it. */
+export const pathBytes = (path: string): Buffer => Buffer.from(path, 'latin1')
 
 /**
  * Walks with synchronous readdir/lstat: on a worker thread this is several times faster than a
  * promise per file (no promise, no thread-pool hop per call) and close to `du -sb`. Every regular
  * file is an object (size, mtime); symbolic links, sockets and devices are not, and are not
- * followed. Files or folders deleted while the walk runs are skipped.
+ * followed. Files or folders deleted while the walk runs are skipped; what cannot be read is
+ * counted (like `du`, which reports it and sums the rest). Only the bucket's own folder must be
+ * readable.
  */
 export function walkDirectory(task: WalkTask): WalkResult {
   const fold = new UsageAccumulator({ storageClasses: false })
   const subdirs: string[] = []
   const stack = [...task.dirs]
+  let unreadable = 0
   while (stack.length > 0) {
     const dir = stack.pop() as string
-    const entries = readEntries(dir, task.isBucketRoot && task.dirs.includes(dir))
-    for (const entry of entries) {
-      const path = `${dir}/${entry.name}`
-      if (entry.isDirectory()) {
-        if (task.expand) subdirs.push(path)
-        else stack.push(path)
-      } else if (entry.isFile()) {
-        const stats = lstatSync(path, MAY_BE_GONE)
-        if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs)
+    const mustRead = task.isBucketRoot && task.dirs.includes(dir)
+    try {
+      for (const entry of readEntries(dir, mustRead)) {
+        const path = `${dir}/${entry.name}`
+        if (entry.isDirectory()) {
+          if (task.expand) subdirs.push(path)
+          else stack.push(path)
+        } else if (entry.isFile()) {
+          let stats: ReturnType<typeof lstatSync>
+          try {
+            stats = lstatSync(pathBytes(path), MAY_BE_GONE)
+          } catch {
+            unreadable++
+            continue
+          }
+          if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs)
+        }
       }
+    } catch (error) {
+      if (mustRead) throw error
+      unreadable++
     }
   }
-  return { usage: fold.finish(), subdirs }
+  return { usage: fold.finish(), subdirs, unreadable }
 }
 
 /** A file deleted since its folder was read is skipped, not an error. */
@@ -61,12 +87,14 @@ const BATCH = 1024
 type Entry = { readonly name: string; isDirectory(): boolean; isFile(): boolean }
 
 function readEntries(dir: string, mustExist: boolean): Iterable<Entry> {
+  const path = pathBytes(dir)
   try {
-    const stats = lstatSync(dir)
+    const stats = lstatSync(path)
     if (!stats.isDirectory())
       throw Object.assign(new Error(`ENOTDIR: not a directory, ${dir}`), { code: 'ENOTDIR' })
-    if (stats.size <= WHOLE_READ_LIMIT_BYTES) return readdirSync(dir, { withFileTypes: true })
-    return inBatches(opendirSync(dir, { bufferSize: BATCH }))
+    if (stats.size <= WHOLE_READ_LIMIT_BYTES)
+      return readdirSync(path, { withFileTypes: true, encoding: 'latin1' })
+    return inBatches(opendirSync(path, { bufferSize: BATCH, encoding: 'latin1' }))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (!mustExist && (code === 'ENOENT' || code === 'ENOTDIR')) return []

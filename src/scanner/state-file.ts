@@ -52,6 +52,7 @@ const BucketUsageSchema = Type.Object({
     Type.Object({ incomplete: Count, oldestInitiatedSeconds: Type.Optional(StoreSeconds) }),
   ),
   quotaBytes: Type.Optional(Count),
+  unreadableEntries: Type.Optional(Count),
 })
 
 /** One bucket's record. Its last success, a time of our own clock, is bounded by checkRecords. */

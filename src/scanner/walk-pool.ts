@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Worker } from 'node:worker_threads'
 import { startSiblingWorker } from '../worker-threads.js'
 import type { WalkResult, WalkTask } from './fs-walk.js'
@@ -14,8 +15,53 @@ export class WalkError extends Error {
   }
 }
 
+/**
+ * Walk threads told to stop that have not ended: stopping a thread waits for the system call it is
+ * in, and on a hung network filesystem that call never returns (the thread is stuck in the kernel,
+ * and nothing short of killing the process frees it). Each is kept here, with the `owner` its task
+ * ran for, until it ends by itself; process-wide, since pools come and go with scans.
+ */
+const abandoned = new Map<Worker, { readonly owner: string; readonly sinceMs: number }>()
+
+/**
+ * At most this many walk threads may be stuck at once: with more, no walk starts until one
+ * returns, since each scan that met the hung folders again would leave more threads (about 9 MB
+ * each) behind, without bound.
+ */
+export const MAX_STUCK_WALKS = 8
+
+/** Why a walk for `owner` must not start now (one of its walks, or too many, stuck); undefined if it may. */
+export function stuckWalkFor(owner: string): string | undefined {
+  for (const stuck of abandoned.values()) {
+    if (stuck.owner !== owner) continue
+    const since = new Date(stuck.sinceMs).toISOString()
+    return `a walk of it stopped at ${since} has not returned from the filesystem yet (a hung mount?)`
+  }
+  if (abandoned.size >= MAX_STUCK_WALKS) {
+    return `${abandoned.size} walk threads are stuck in the filesystem (a hung mount?); no walk starts until one returns`
+  }
+  return undefined
+}
+
+/** Walk threads stopped and not ended yet, in the whole process. */
+export function stuckWalks(): number {
+  return abandoned.size
+}
+
+/**
+ * Waits up to `timeoutMs` for stopped walk threads to end (one stopped in JavaScript ends within
+ * milliseconds, one stuck in the kernel does not); resolves with how many are left.
+ */
+export async function settleStuckWalks(timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs
+  while (abandoned.size > 0 && performance.now() < deadline) await sleep(20)
+  return abandoned.size
+}
+
 interface Job {
   readonly request: WalkRequest
+  /** What the task is part of (a bucket), named when its thread gets stuck. */
+  readonly owner: string
   readonly signal: AbortSignal
   readonly resolve: (result: WalkResult) => void
   readonly reject: (error: unknown) => void
@@ -30,7 +76,8 @@ interface Slot {
 /**
  * Up to `size` worker threads running fs walk tasks, created on demand and ended by close(). A
  * synchronous walk cannot be interrupted, so aborting a running task terminates its thread (a new
- * one is started for the next task).
+ * one is started for the next task). A thread stuck in a system call ends only when the call
+ * returns: it is abandoned, counted until then (stuckWalkFor()), and the pool goes on without it.
  */
 export class WalkPool {
   readonly size: number
@@ -43,12 +90,13 @@ export class WalkPool {
     this.size = Math.max(1, size)
   }
 
-  run(task: WalkTask, signal: AbortSignal): Promise<WalkResult> {
+  run(task: WalkTask, signal: AbortSignal, owner = ''): Promise<WalkResult> {
     if (this.#closed) return Promise.reject(new Error('walk pool closed'))
     if (signal.aborted) return Promise.reject(signal.reason)
     return new Promise<WalkResult>((resolve, reject) => {
       const job: Job = {
         request: { ...task, id: this.#nextId++ },
+        owner,
         signal,
         resolve,
         reject,
@@ -66,11 +114,23 @@ export class WalkPool {
     await Promise.all(
       [...this.#slots].map((slot) => {
         this.#slots.delete(slot)
-        if (slot.job) this.#settle(slot.job, new Error('walk pool closed'))
-        slot.job = undefined
-        return slot.worker.terminate()
+        const { job } = slot
+        if (!job) return slot.worker.terminate()
+        // A busy thread may be stuck in a system call: stopped, not waited for.
+        this.#settle(job, new Error('walk pool closed'))
+        this.#abandon(slot, job)
+        return undefined
       }),
     )
+  }
+
+  /** Terminates the busy thread of `slot`, counted as stuck until it has ended. */
+  #abandon(slot: Slot, job: Job): void {
+    slot.job = undefined
+    // Until its 'exit': a thread in JavaScript ends at once, one in a system call when it returns.
+    abandoned.set(slot.worker, { owner: job.owner, sinceMs: Date.now() })
+    slot.worker.once('exit', () => abandoned.delete(slot.worker))
+    void slot.worker.terminate()
   }
 
   #dispatch(): void {
@@ -115,7 +175,7 @@ export class WalkPool {
     for (const slot of this.#slots) {
       if (slot.job !== job) continue
       this.#slots.delete(slot)
-      void slot.worker.terminate()
+      this.#abandon(slot, job)
     }
     this.#settle(job, job.signal.reason)
     this.#dispatch()

@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict'
-import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
-import { scratchFolder } from '../support/scratch.js'
+import { type HungMount, mountHungFilesystem } from '../support/hung-mount.js'
+import { bytePath, scratchFolder } from '../support/scratch.js'
+import { startServingProcess, unexpectedStderr } from '../support/serving-process.js'
 import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
@@ -300,4 +306,174 @@ test('scans repeat by themselves every SCAN_INTERVAL_SECONDS, one at a time', as
     sampleValue(await exporter.scrape(), 'objstore_bucket_usage_total_bytes', { bucket: 'growing' }),
     3,
   )
+})
+
+test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+found', async (t) => {
+  // A folder too deep for a path (PATH_MAX 4,096 bytes): not removable by fs.rm, so rm -rf cleans up.
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
+  t.after(() => void execFileSync('rm', ['-rf', '--', folder]))
+  const data = join(folder, 'data')
+  const at = (...parts: (string | number[])[]) => bytePath(data, ...parts)
+  mkdirSync(data)
+  // Two bucket folders whose names differ in one byte that is not UTF-8: two buckets, not one U+FFFD.
+  mkdirSync(at([0x62, 0x6b, 0x80]))
+  writeFileSync(at([0x62, 0x6b, 0x80], 'a'), Buffer.alloc(11))
+  mkdirSync(at([0x62, 0x6b, 0xff]))
+  writeFileSync(at([0x62, 0x6b, 0xff], 'a'), Buffer.alloc(13))
+  // Inside a bucket: a file and a folder whose names are not UTF-8 are objects like any other.
+  mkdirSync(at('names'))
+  writeFileSync(at('names', [0xfe, 0x41]), Buffer.alloc(7))
+  mkdirSync(at('names', [0xc3, 0x28]))
+  writeFileSync(at('names', [0xc3, 0x28], 'b'), Buffer.alloc(5))
+  // A bucket with one chain of folders deeper than PATH_MAX: the rest of it is measured.
+  await writeTree(data, [
+    { path: 'deep/top', size: 100, modifiedSeconds: T0 },
+    { path: 'deep/side/x', size: 20, modifiedSeconds: T0 },
+  ])
+  const level = 'd'.repeat(250)
+  execFileSync('bash', [
+    '-c',
+    `cd "$1" && for i in $(seq 20); do mkdir ${level} && cd ${level} || exit 1; done && printf lost > file`,
+    'bash',
+    join(data, 'deep'),
+  ])
+  // fsck's folder at the root of an ext filesystem is not a bucket.
+  await writeTree(data, [{ path: 'lost+found/#1234', size: 9, modifiedSeconds: T0 }])
+
+  const stateFile = join(folder, 'state.json')
+  const exporter = await startExporter({ DATA_DIR: data, STATE_FILE: stateFile })
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  assert.deepEqual(bucketsIn(scrape), ['bk\\x80', 'bk\\xff', 'deep', 'names'])
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\x80' }), 11)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'names' }), 12)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'names' }), 2)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'deep' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'deep' }), 120)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'deep' }), 2)
+  // The one folder of the chain whose path is too long, and nothing below it, which was never seen.
+  assert.equal(sampleValue(scrape, 'objstore_bucket_scan_unreadable_entries', { bucket: 'deep' }), 1)
+  for (const bucket of ['bk\\x80', 'bk\\xff', 'names']) {
+    assert.equal(sampleValue(scrape, 'objstore_bucket_scan_unreadable_entries', { bucket }), 0)
+  }
+  assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 'fs' }), 1)
+  // A label names its folder again: BUCKETS takes it.
+  const named = await startExporter({ DATA_DIR: data, BUCKETS: 'bk\\xff' })
+  t.after(() => named.close())
+  const only = await named.scrape()
+  assert.deepEqual(bucketsIn(only), ['bk\\xff'])
+  assert.equal(sampleValue(only, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
+  // The state file keeps labels and counts: a restart serves them before it scans.
+  await exporter.close()
+  const restarted = await startExporter({
+    DATA_DIR: data,
+    STATE_FILE: stateFile,
+    SCAN_INTERVAL_SECONDS: '3600',
+  })
+  t.after(() => restarted.close())
+  assert.ok(restarted.logs.messages().includes('usage snapshot loaded from state file'))
+  const restored = await restarted.scrape()
+  assert.deepEqual(bucketsIn(restored), ['bk\\x80', 'bk\\xff', 'deep', 'names'])
+  assert.equal(sampleValue(restored, 'objstore_bucket_scan_unreadable_entries', { bucket: 'deep' }), 1)
+})
+
+/** The threads of process `pid` now (Linux). */
+const threadsOf = (pid: number) =>
+  Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+
+test('a hung filesystem inside DATA_DIR: its bucket times out, scans and scrapes go on, stuck threads do not pile up', async (t) => {
+  const folder = await mkdtemp(join(tmpdir(), 'objstore-usage-fs-'))
+  const data = join(folder, 'data')
+  await writeTree(data, [
+    { path: 'good/a', size: 5, modifiedSeconds: T0 },
+    { path: 'nfs/local', size: 3, modifiedSeconds: T0 },
+  ])
+  const share = join(data, 'nfs', 'share')
+  await mkdir(share)
+  // Released before the folder is removed: removing a tree with a hung mount in it would hang.
+  const mounts: HungMount[] = []
+  t.after(async () => {
+    for (const mount of mounts) await mount.release()
+    await rm(folder, { recursive: true, force: true })
+  })
+  const hung = await mountHungFilesystem(share)
+  if (typeof hung === 'string') {
+    if (process.env.CI) throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
+    return t.skip(hung)
+  }
+  mounts.push(hung)
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, SCAN_INTERVAL_SECONDS: '1', SCAN_TIMEOUT_SECONDS: '2', LOG_LEVEL: 'debug' },
+    folder,
+  )
+  const pid = exporter.process.child.pid as number
+  const scans = () => exporter.logs().filter((line) => line.msg === 'usage scan finished').length
+  const [failure] = await exporter.waitForLogs(
+    'the hung bucket to fail',
+    (line) => line.msg === 'bucket scan failed' && line.bucket === 'nfs',
+  )
+  assert.match(String(failure?.error), /SCAN_TIMEOUT_SECONDS \(2 s\)/)
+  // Logged as the scan records the bucket; served once that scan (the first) has finished.
+  await exporter.waitForLogs('the first scan to finish', (line) => line.msg === 'usage scan finished')
+  const during = await exporter.scrape()
+  assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 0)
+  assert.equal(sampleValue(during, 'objstore_bucket_scan_success', { bucket: 'good' }), 1)
+  assert.equal(sampleValue(during, 'objstore_bucket_usage_total_bytes', { bucket: 'good' }), 5)
+  assert.equal(sampleValue(during, 'objstore_source_up', { source: 'fs' }), 1)
+
+  // Later scans: the other bucket is measured afresh, scrapes answer, and a scan that meets the
+  // hung folder again does not leave one more thread behind in the kernel each time.
+  await exporter.waitForLogs('a scan after the failure', (line) => line.msg === 'usage scan finished')
+  const threadsBefore = threadsOf(pid)
+  const from = scans()
+  await writeTree(data, [{ path: 'good/b', size: 7, modifiedSeconds: T0 }])
+  await exporter.waitForLogs('six more scans', (line) => line.msg === 'usage scan finished', from + 6, 60_000)
+  const after = await exporter.scrape()
+  assert.equal(sampleValue(after, 'objstore_bucket_usage_total_bytes', { bucket: 'good' }), 12)
+  assert.equal(sampleValue(after, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 0)
+  const threadsAfter = threadsOf(pid)
+  // Unbounded, six scans would leave six more stuck threads; a scan's own walk threads come and go.
+  assert.ok(threadsAfter - threadsBefore < 3, `threads ${threadsBefore} -> ${threadsAfter}`)
+
+  // The server comes back (here: the connection is cut, so the folder answers ENOTCONN): the stuck
+  // thread returns, the bucket is measured again, the folder counted as unreadable.
+  await hung.release()
+  // Logged as the scan records it, published when that scan finishes (or, if counted already, the next).
+  await exporter.waitForLogs(
+    'the bucket recovering',
+    (line) => line.msg === 'bucket scan recovered' && line.bucket === 'nfs',
+    1,
+    60_000,
+  )
+  await exporter.waitForLogs(
+    'the scan that recovered it to finish',
+    (line) => line.msg === 'usage scan finished',
+    scans() + 1,
+  )
+  const recovered = await exporter.scrape()
+  assert.equal(sampleValue(recovered, 'objstore_bucket_scan_success', { bucket: 'nfs' }), 1)
+  assert.equal(sampleValue(recovered, 'objstore_bucket_usage_total_bytes', { bucket: 'nfs' }), 3)
+
+  // Hung again, and the exporter told to stop: Node joins every thread at exit, and the stuck one
+  // never returns, so the process ends by the signal it was sent instead of hanging until killed.
+  const again = await mountHungFilesystem(share)
+  assert.equal(typeof again, 'object', String(again))
+  if (typeof again === 'string') return
+  mounts.push(again)
+  const failures = exporter.logs().filter((line) => line.msg === 'bucket scan failed').length
+  await exporter.waitForLogs(
+    'the bucket failing again',
+    (line) => line.msg === 'bucket scan failed',
+    failures + 1,
+  )
+  exporter.process.kill('SIGTERM')
+  const ended = await Promise.race([exporter.process.exited, sleep(20_000).then(() => 'still running')])
+  assert.equal(ended, 'SIGTERM', `the process ${ended}: ${exporter.process.stderr()}`)
+  const last = exporter
+    .logs()
+    .find((line) => line.msg === 'walk threads stuck in the filesystem; ending by signal')
+  assert.equal(last?.stuck, 1)
+  assert.equal(unexpectedStderr(exporter.process.stderr()), '')
 })

@@ -115,6 +115,8 @@ function bucketUsage(
         ? { incomplete, oldestInitiatedSeconds: (ORIGIN_MS - incomplete * DAY_MS) / 1000 }
         : { incomplete },
     ...(index % 3 === 0 ? { quotaBytes: 2 ** 40 } : {}),
+    // What an fs walk could not read; the family appears only where a source reports it.
+    ...(index % 5 === 0 ? { unreadableEntries: index % 3 } : {}),
   }
 }
 

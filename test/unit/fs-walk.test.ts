@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdir, stat, symlink, writeFile } from 'node:fs/promises'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { walkDirectory } from '../../src/scanner/fs-walk.js'
-import { scratchFolder } from '../support/scratch.js'
+import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs.js'
+import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks, WalkPool } from '../../src/scanner/walk-pool.js'
+import { mountHungFilesystem } from '../support/hung-mount.js'
+import { bytePath, scratchFolder } from '../support/scratch.js'
+import { waitFor } from '../support/wait-for.js'
 
 test('expanding folds the files of a folder and hands its subfolders back unwalked', async (t) => {
   const root = await scratchFolder(t, 'objstore-walk-')
@@ -44,4 +50,101 @@ test('a folder too large to read whole is read in batches, with the same figures
   const result = walkDirectory({ dirs: [root], expand: false, isBucketRoot: true })
   assert.equal(result.usage.objects, files)
   assert.equal(result.usage.bytes, files)
+})
+
+test('names that are not UTF-8 are walked byte for byte; a path over PATH_MAX is counted, not fatal', async (t) => {
+  const root = await scratchFolder(t, 'objstore-walk-')
+  // Two names that decode to the same U+FFFD text, each its own file.
+  writeFileSync(bytePath(root, [0x80]), Buffer.alloc(3))
+  writeFileSync(bytePath(root, [0x81]), Buffer.alloc(4))
+  mkdirSync(bytePath(root, [0xff, 0x2e]))
+  writeFileSync(bytePath(root, [0xff, 0x2e], 'x'), Buffer.alloc(5))
+  const walked = walkDirectory({
+    dirs: [Buffer.from(root).toString('latin1')],
+    expand: false,
+    isBucketRoot: true,
+  })
+  assert.deepEqual([walked.usage.objects, walked.usage.bytes, walked.unreadable], [3, 12, 0])
+
+  // A folder whose path is longer than PATH_MAX cannot be read by path: counted once, the rest folded.
+  const long = `${root}/${'d'.repeat(250)}`.padEnd(4200, '/e')
+  const tooLong = walkDirectory({
+    dirs: [Buffer.from(root).toString('latin1'), long],
+    expand: false,
+    isBucketRoot: false,
+  })
+  assert.deepEqual([tooLong.usage.objects, tooLong.unreadable], [3, 1])
+})
+
+test('bucket labels: UTF-8 names are their own label; others are escaped, distinct and reversible', () => {
+  const names = [
+    Buffer.from('photos-2026'),
+    Buffer.from('caf\u00e9 \u{1f600}'),
+    Buffer.from([0x62, 0x80]),
+    Buffer.from([0x62, 0x81]),
+    Buffer.from([0x62, 0xc3]),
+    Buffer.from([0xed, 0xa0, 0x80]), // an encoded surrogate: not UTF-8
+    Buffer.from([0xc0, 0xaf]), // an overlong '/': not UTF-8
+    Buffer.from('b\\x80'), // what reads as an escape, but is the name itself
+    Buffer.from('b\\\\'),
+    Buffer.from('back\\slash'),
+  ]
+  const labels = names.map(bucketLabel)
+  assert.deepEqual(labels.slice(0, 4), ['photos-2026', 'caf\u00e9 \u{1f600}', 'b\\x80', 'b\\x81'])
+  assert.equal(labels[7], 'b\\\\x80')
+  assert.equal(labels[9], 'back\\slash', 'a backslash that reads as no escape is kept as it is')
+  assert.equal(new Set(labels).size, names.length, `labels collide: ${labels.join(' ')}`)
+  names.forEach((name, index) => {
+    assert.deepEqual(bucketFolder(labels[index] as string), name)
+  })
+})
+
+/** Threads of this process waiting in the kernel uninterruptibly (state D): here, in the hung mount. */
+function threadsInKernelWait(): number {
+  return readdirSync('/proc/self/task').filter((task) => {
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('D')
+  }).length
+}
+
+test('walk threads stuck on a hung filesystem are counted until it answers, and capped', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'objstore-walk-'))
+  const mountPoint = join(root, 'hung')
+  await mkdir(mountPoint)
+  const hung = await mountHungFilesystem(mountPoint)
+  // Released before the folder is removed: removing a tree with a hung mount in it would hang.
+  t.after(async () => {
+    if (typeof hung !== 'string') await hung.release()
+    await rm(root, { recursive: true, force: true })
+  })
+  if (typeof hung === 'string') {
+    if (process.env.CI) throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
+    return t.skip(hung)
+  }
+  const pool = new WalkPool(MAX_STUCK_WALKS)
+  const walks = Array.from({ length: MAX_STUCK_WALKS }, (_, index) => {
+    const stop = new AbortController()
+    const task = { dirs: [mountPoint], expand: false, isBucketRoot: true }
+    return { stop, walk: pool.run(task, stop.signal, `bucket-${index}`) }
+  })
+  for (const { walk } of walks) walk.catch(() => undefined)
+  const before = threadsInKernelWait()
+  await waitFor(
+    'every walk thread to wait in the hung mount',
+    () => threadsInKernelWait() >= before + MAX_STUCK_WALKS,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    },
+  )
+  for (const { stop } of walks) stop.abort(new Error('timed out'))
+  for (const { walk } of walks) await assert.rejects(walk, /timed out/)
+  await pool.close()
+  assert.equal(stuckWalks(), MAX_STUCK_WALKS, 'each stopped thread is still in the kernel')
+  assert.match(stuckWalkFor('bucket-3') ?? '', /has not returned from the filesystem/)
+  assert.match(stuckWalkFor('another') ?? '', new RegExp(`${MAX_STUCK_WALKS} walk threads are stuck`))
+
+  await hung.release()
+  await waitFor('the stuck threads to end', () => stuckWalks() === 0, { timeoutMs: 20_000, intervalMs: 50 })
+  assert.equal(stuckWalkFor('bucket-3'), undefined)
 })

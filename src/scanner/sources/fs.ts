@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { setMaxListeners } from 'node:events'
 import { readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
@@ -5,7 +6,7 @@ import { resolve } from 'node:path'
 import type { WalkResult, WalkTask } from '../fs-walk.js'
 import { linkedAbort } from '../linked-abort.js'
 import { mergeUsage } from '../usage-fold.js'
-import { WalkError, WalkPool } from '../walk-pool.js'
+import { stuckWalkFor, WalkError, WalkPool } from '../walk-pool.js'
 import { type BucketUsage, type FailureKind, type ScanRound, SourceError, type UsageSource } from './types.js'
 
 export interface FsSourceOptions {
@@ -45,9 +46,10 @@ function splitFolders(subdirs: readonly string[], depth: number, threads: number
 
 /**
  * The embedded default source: DATA_DIR holds one folder per bucket, and every regular file below
- * a bucket's folder is an object. Hidden top-level folders (`.minio.sys`, `.trash`) are not
- * buckets. Walks run on worker threads; one bucket's folders are shared among the threads, so a
- * single large bucket uses them all.
+ * a bucket's folder is an object. Hidden top-level folders (`.minio.sys`, `.trash`) and
+ * `lost+found` (fsck's folder at the root of an ext filesystem) are not buckets. A folder name that
+ * is not valid UTF-8 is labelled by bucketLabel(). Walks run on worker threads; one bucket's
+ * folders are shared among the threads, so a single large bucket uses them all.
  */
 export function createFsSource(options: FsSourceOptions): UsageSource {
   const dataDir = resolve(options.dataDir)
@@ -69,15 +71,100 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
   }
 }
 
+/** Folders at DATA_DIR's root that are never buckets, besides hidden ones. */
+const NOT_BUCKETS = new Set(['lost+found'])
+
 async function listBucketFolders(dataDir: string): Promise<string[]> {
   try {
-    const entries = await readdir(dataDir, { withFileTypes: true })
+    const entries = await readdir(dataDir, { withFileTypes: true, encoding: 'buffer' })
     return entries
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name)
+      .filter((entry) => entry.isDirectory() && entry.name[0] !== DOT)
+      .map((entry) => bucketLabel(entry.name))
+      .filter((name) => !NOT_BUCKETS.has(name))
   } catch (error) {
     throw toSourceError(error, `cannot list ${dataDir}`)
   }
+}
+
+const DOT = 0x2e
+const BACKSLASH = 0x5c
+
+/** `\\` or `\xNN`: the escapes of a bucket label. */
+const ESCAPE = /\\(\\|x[0-9a-f]{2})/
+
+/**
+ * The `bucket` label of a folder name (bytes). A valid UTF-8 name is its own label unless it holds
+ * what reads as an escape (`\\`, `\xNN`); any other name is escaped: each byte that is not part of
+ * a valid UTF-8 character becomes `\xNN` (two lowercase hex digits) and each backslash `\\`.
+ * Escaped labels always hold an escape and plain ones never do, so two folders never share a
+ * label and bucketFolder() finds the folder again. (S3 bucket names hold no backslash, and a name
+ * such as `back\slash` stays as it is.)
+ */
+export function bucketLabel(name: Uint8Array): string {
+  const bytes = Buffer.from(name.buffer, name.byteOffset, name.byteLength)
+  if (isUtf8(bytes)) {
+    const text = bytes.toString('utf8')
+    if (!ESCAPE.test(text)) return text
+  }
+  let label = ''
+  let index = 0
+  while (index < bytes.length) {
+    const length = utf8CharLength(bytes, index)
+    if (length === 0) {
+      label += `\\x${(bytes[index] as number).toString(16).padStart(2, '0')}`
+      index++
+    } else {
+      const char = bytes.toString('utf8', index, index + length)
+      label += char === '\\' ? '\\\\' : char
+      index += length
+    }
+  }
+  return label
+}
+
+/** The folder name (bytes) a bucketLabel() came from; a label without escapes is its own name. */
+export function bucketFolder(label: string): Buffer {
+  if (!ESCAPE.test(label)) return Buffer.from(label, 'utf8')
+  const parts: Buffer[] = []
+  let index = 0
+  while (index < label.length) {
+    const found = ESCAPE.exec(label.slice(index, index + 4))
+    if (found?.index === 0) {
+      const code = found[1] === '\\' ? BACKSLASH : Number.parseInt(found[1]?.slice(1) ?? '', 16)
+      parts.push(Buffer.from([code]))
+      index += found[0].length
+    } else {
+      const char = String.fromCodePoint(label.codePointAt(index) as number)
+      parts.push(Buffer.from(char, 'utf8'))
+      index += char.length
+    }
+  }
+  return Buffer.concat(parts)
+}
+
+/** The length of the valid UTF-8 character at `index` (RFC 3629: no overlongs, no surrogates), or 0. */
+function utf8CharLength(bytes: Buffer, index: number): number {
+  const lead = bytes[index] as number
+  if (lead < 0x80) return 1
+  let length: number
+  let low = 0x80
+  let high = 0xbf
+  if (lead >= 0xc2 && lead <= 0xdf) length = 2
+  else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3
+    if (lead === 0xe0) low = 0xa0
+    if (lead === 0xed) high = 0x9f
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4
+    if (lead === 0xf0) low = 0x90
+    if (lead === 0xf4) high = 0x8f
+  } else return 0
+  if (index + length > bytes.length) return 0
+  for (let offset = 1; offset < length; offset++) {
+    const byte = bytes[index + offset] as number
+    if (byte < (offset === 1 ? low : 0x80) || byte > (offset === 1 ? high : 0xbf)) return 0
+  }
+  return length
 }
 
 async function measureBucket(
@@ -86,37 +173,52 @@ async function measureBucket(
   bucket: string,
   signal: AbortSignal,
 ): Promise<BucketUsage> {
-  if (bucket === '.' || bucket === '..' || bucket.includes('/') || bucket.includes('\0')) {
+  const folder = bucketFolder(bucket)
+  if (
+    folder.length === 0 ||
+    folder.equals(DOT_NAME) ||
+    folder.equals(DOT_DOT_NAME) ||
+    folder.includes(SLASH) ||
+    folder.includes(0)
+  ) {
     throw new SourceError(`"${bucket}" is not a bucket folder name`, 'missing')
   }
+  // Byte strings (see WalkTask): the folder's name exactly, whatever its encoding.
+  const dir = `${Buffer.from(dataDir, 'utf8').toString('latin1')}/${folder.toString('latin1')}`
+  // A walk that met a hung filesystem holds its thread until the filesystem answers: another walk
+  // of the same folder would only leave one more thread behind.
+  const stuck = stuckWalkFor(dir)
+  if (stuck) throw new SourceError(`cannot walk bucket folder ${bucket}: ${stuck}`, 'failed')
   const fail = (error: unknown): never => {
     if (signal.aborted) throw signal.reason
     throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
   }
   let root: WalkResult
   try {
-    root = await pool.run({ dirs: [`${dataDir}/${bucket}`], expand: true, isBucketRoot: true }, signal)
+    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true }, signal, dir)
   } catch (error) {
     return fail(error)
   }
   const first = splitFolders(root.subdirs, 0, pool.size)
-  if (first.length === 0) return root.usage
+  if (first.length === 0) return { ...root.usage, unreadableEntries: root.unreadable }
   // One failing part ends the bucket: its other parts stop instead of walking on for nothing. (Made
   // only for buckets with parts: a scan of many small buckets makes no controller per bucket.)
   const abort = linkedAbort(signal)
   const stop = abort.signal
   // Every queued part of the bucket listens to it; a large bucket has many parts.
   setMaxListeners(0, stop)
+  let unreadable = root.unreadable
   const walk = async (task: WalkTask, depth: number): Promise<BucketUsage> => {
-    const { usage, subdirs } = await pool.run(task, stop)
+    const result = await pool.run(task, stop, dir)
+    unreadable += result.unreadable
     const parts = await Promise.all(
-      splitFolders(subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
+      splitFolders(result.subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
     )
-    return parts.reduce(mergeUsage, usage)
+    return parts.reduce(mergeUsage, result.usage)
   }
   try {
     const parts = await Promise.all(first.map((task) => walk(task, 1)))
-    return parts.reduce(mergeUsage, root.usage)
+    return { ...parts.reduce(mergeUsage, root.usage), unreadableEntries: unreadable }
   } catch (error) {
     abort.controller.abort(error)
     return fail(error)
@@ -124,6 +226,10 @@ async function measureBucket(
     abort.dispose()
   }
 }
+
+const DOT_NAME = Buffer.from('.')
+const DOT_DOT_NAME = Buffer.from('..')
+const SLASH = 0x2f
 
 function toSourceError(error: unknown, context: string): SourceError {
   const code = error instanceof WalkError ? error.code : (error as NodeJS.ErrnoException).code

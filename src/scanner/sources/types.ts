@@ -35,6 +35,11 @@ export interface BucketUsage {
   readonly multipart?: MultipartUsage
   /** Present when the source knows a quota for the bucket. */
   readonly quotaBytes?: number
+  /**
+   * Entries below the bucket that could not be read and are not counted (fs: a path longer than
+   * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
+   */
+  readonly unreadableEntries?: number
 }
 
 export interface VersionUsage {
