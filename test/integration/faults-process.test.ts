@@ -244,7 +244,7 @@ test('a scrape storm while a scan runs: whole answers or 503s, memory bounded, t
 
   const results: Attempt[] = []
   let waves = 0
-  // Waves until the exporter sheds (under-pressure samples the loop delay about once a second).
+  // Waves until the exporter sheds (load shedding samples the loop delay about once a second).
   while (waves < MAX_WAVES) {
     const url = `${exporter.baseUrl}/metrics`
     results.push(...(await Promise.all(Array.from({ length: STORM_CONNECTIONS }, () => attempt(url)))))

@@ -14,7 +14,7 @@ test('an overloaded event loop sheds scrapes with 503 and Retry-After; liveness 
   t.after(() => exporter.close())
   const url = `${exporter.baseUrl}/metrics`
   assert.equal((await rawGet(url)).status, 200)
-  // under-pressure samples the delay about once a second: keep the loop blocked across a sample,
+  // Load shedding samples the delay about once a second: keep the loop blocked across a sample,
   // then ask for a scrape and for liveness in the same moment.
   let shed: Awaited<ReturnType<typeof rawGet>> | undefined
   let livenessWhileShedding: number | undefined

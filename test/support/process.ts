@@ -17,6 +17,15 @@ export interface ExporterProcess {
   kill(signal?: NodeJS.Signals): void
 }
 
+export interface ProcessOptions {
+  readonly nodeArgs?: readonly string[]
+  /**
+   * A command that runs node in its place with the process's pid, such as
+   * `['prlimit', '--nofile=128']` for a low file-descriptor limit.
+   */
+  readonly wrapper?: readonly string[]
+}
+
 /**
  * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
  * `env` plus PATH: what an operator gets from `npm start`.
@@ -24,9 +33,17 @@ export interface ExporterProcess {
 export function startExporterProcess(
   env: Record<string, string>,
   cwd: string,
-  options: { readonly nodeArgs?: readonly string[] } = {},
+  options: ProcessOptions = {},
 ): ExporterProcess {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', TSX, MAIN], {
+  const [command = process.execPath, ...args] = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    '--import',
+    TSX,
+    MAIN,
+  ]
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

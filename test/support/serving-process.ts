@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { type ParsedExposition, parseExposition } from './exposition.js'
 import { waitForHttpOk } from './http-ready.js'
-import { type ExporterProcess, freePort, startExporterProcess } from './process.js'
+import { type ExporterProcess, freePort, type ProcessOptions, startExporterProcess } from './process.js'
 import { waitFor } from './wait-for.js'
 
 /**
@@ -35,16 +35,19 @@ export interface ServingProcess {
 }
 
 /**
- * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections, and waits
+ * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections (under
+ * `options.wrapper` when given), and waits
  * until /healthz answers. The process is killed when the test ends, whatever happened.
  */
 export async function startServingProcess(
   t: { after: (fn: () => void) => void },
   env: Record<string, string>,
   cwd: string,
+  options: Pick<ProcessOptions, 'wrapper'> = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
   const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), ...env }, cwd, {
+    ...options,
     nodeArgs: STRICT_REJECTIONS,
   })
   t.after(() => child.kill('SIGKILL'))

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { LANDING_STYLE_HASH } from '../landing-page.js'
@@ -15,11 +16,20 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
 }
 
+/** The same headers as raw `Name: value\r\n` lines, for answers written straight to a socket. */
+export const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('')
+
+/**
+ * Sets the headers on the raw response of every request before Fastify sees it, so answers
+ * Fastify writes without running hooks (the 503 while closing) carry them too. Answers Node
+ * writes to the socket itself (400, 408, 431; CONNECT) add SECURITY_HEADER_LINES.
+ */
 export const securityHeaders = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.headers(SECURITY_HEADERS)
-      return payload
+    app.server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value)
     })
   },
   { name: 'objstore-security-headers', fastify: '5.x' },
