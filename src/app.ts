@@ -46,7 +46,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes
   // and plugins never touch the raw server, and the TLS reloader gets it as a tls.Server.
   const app = (deps.https
-    ? Fastify({ ...options, https: { ...deps.https, ...limits.nodeOptions } })
+    ? Fastify({
+        ...options,
+        https: { ...deps.https, ...limits.nodeOptions, handshakeTimeout: limits.handshakeTimeoutMs },
+      })
     : Fastify({ ...options, http: limits.nodeOptions })) as unknown as FastifyInstance
   limits.apply(app.server, deps.logger)
   app.server.on('connect', refuseConnect)

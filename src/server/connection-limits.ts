@@ -16,6 +16,8 @@ export interface ConnectionLimits {
   /** Inactivity timeout of a socket while a request is under way (Fastify's `connectionTimeout`). */
   readonly socketTimeoutMs: number
   readonly keepAliveTimeoutMs: number
+  /** With TLS: how long a client may take over its handshake (Node's default is 120 s). */
+  readonly handshakeTimeoutMs: number
   /** Options only http(s).createServer takes (the deadline check interval cannot be set later). */
   readonly nodeOptions: {
     readonly headersTimeout: number
@@ -34,15 +36,17 @@ export interface ConnectionLimits {
  */
 export function connectionLimit(config: Config): ConnectionLimits {
   const requestTimeout = config.REQUEST_TIMEOUT_MS
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, requestTimeout)
   return {
     socketTimeoutMs: Math.max(
       config.SOCKET_TIMEOUT_MS,
       config.SCRAPE_TIMEOUT_SECONDS * 1000 + SCRAPE_MARGIN_MS,
     ),
     keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    handshakeTimeoutMs: headersTimeout,
     nodeOptions: {
-      // Node refuses a headers timeout longer than the request timeout.
-      headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, requestTimeout),
+      headersTimeout,
       requestTimeout,
       connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS,
     },

@@ -52,7 +52,7 @@ export const serverEnv = {
     minimum: 1,
     maximum: 600000,
     description:
-      "Longest a client may take to send a request's headers, counted from the connection or the previous answer (at most `REQUEST_TIMEOUT_MS`); a slower one gets 408 and is closed. Checked every second.",
+      "Longest a client may take to send a request's headers (at most `REQUEST_TIMEOUT_MS`), and with TLS to complete its handshake; a slower one gets 408 (a handshake: closed). Checked every second.",
   }),
   REQUEST_TIMEOUT_MS: Type.Integer({
     default: 30000,
