@@ -136,6 +136,7 @@ test('connections up to the file-descriptor limit: the process stays up and serv
   }
   const refused = held.filter((connection) => connection.closed).length
   assert.ok(refused > 0, `connections beyond the descriptor limit are closed (${held.length} held)`)
+  t.diagnostic(`${held.length - refused} connections held, then one closed at once`)
   // Timers keep running with no descriptor free (a sampler reading /proc used to throw EMFILE
   // here and end the process): give them a few rounds.
   await sleep(3_000)
