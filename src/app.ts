@@ -1,5 +1,3 @@
-import type { Duplex } from 'node:stream'
-import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
@@ -7,8 +5,11 @@ import { secretValues } from './config/secret-values.js'
 import type { ExporterRegistry } from './metrics/registry.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
+import { connectionLimit } from './server/connection-limits.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
+import { loadShedding } from './server/plugins/load-shedding.js'
 import { securityHeaders } from './server/plugins/security-headers.js'
+import { ALLOWED_METHODS, answerClientError, refuseConnect } from './server/raw-answers.js'
 import type { Readiness } from './server/readiness.js'
 import { ServerErrorsOnly } from './server/request-logging.js'
 import { healthRoutes } from './server/routes/health.js'
@@ -28,28 +29,34 @@ export interface AppDependencies {
   readonly token?: BearerToken | undefined
 }
 
-/** Every route serves GET (and HEAD); any other method on a known path is a 405. */
-const ALLOWED_METHODS = 'GET, HEAD'
-
 /** The HTTP app without listening: tests drive it with inject() or listen on port 0 themselves. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config } = deps
+  const limits = connectionLimit(config)
   const options = {
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new ServerErrorsOnly(),
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
+    connectionTimeout: limits.socketTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.nodeOptions.requestTimeout,
+    clientErrorHandler: answerClientError,
   }
   // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes
   // and plugins never touch the raw server, and the TLS reloader gets it as a tls.Server.
   const app = (deps.https
-    ? Fastify({ ...options, https: deps.https })
-    : Fastify(options)) as unknown as FastifyInstance
+    ? Fastify({
+        ...options,
+        https: { ...deps.https, ...limits.nodeOptions, handshakeTimeout: limits.handshakeTimeoutMs },
+      })
+    : Fastify({ ...options, http: limits.nodeOptions })) as unknown as FastifyInstance
+  limits.apply(app.server, deps.logger)
   app.server.on('connect', refuseConnect)
   await app.register(securityHeaders)
-  await app.register(underPressure, {
-    maxEventLoopDelay: config.MAX_EVENT_LOOP_DELAY_MS,
-    retryAfter: 10,
+  await app.register(loadShedding, {
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    retryAfterSeconds: 10,
   })
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(healthRoutes, { readiness: deps.readiness })
@@ -74,15 +81,4 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: 'no such page; see /' })
   })
   return app
-}
-
-/**
- * Node hands CONNECT requests to a 'connect' listener and, with none, drops the socket without a
- * word. We are no proxy: answer 405 and close.
- */
-function refuseConnect(_request: unknown, socket: Duplex): void {
-  socket.on('error', () => socket.destroy())
-  socket.end(
-    `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALLOWED_METHODS}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
-  )
 }

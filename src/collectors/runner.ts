@@ -18,21 +18,44 @@ export class CollectorTimeoutError extends Error {
   }
 }
 
+/** State-change lines one collector may log per window; further changes are counted instead. */
+export const STATE_LINES_PER_WINDOW = 4
+export const STATE_LINE_WINDOW_MS = 60_000
+
+/** Where one collector's state-change lines stand in the current window. */
+interface LineWindow {
+  startedAtMs: number
+  lines: number
+  /** Changes not logged since the last line. */
+  suppressed: number
+  /** Announces the state at the window's end when changes were held back. */
+  flush?: NodeJS.Timeout | undefined
+}
+
 /**
  * Runs every collector concurrently for one scrape, each isolated as node_exporter does: a
  * collector that throws or outlives the budget contributes nothing but
  * `scrape_collector_success{collector} 0`, and never fails the scrape. Failures are logged when
- * a collector's state changes (ok -> failing, or a different error), not on every scrape.
+ * a collector's state changes (ok -> failing, or a different error), not on every scrape, and at
+ * most STATE_LINES_PER_WINDOW times per collector per STATE_LINE_WINDOW_MS: a collector that
+ * flaps (or a client that makes it flap) cannot flood the logs. Changes beyond that are counted
+ * (`suppressedChanges` on the next line), and at the window's end the current state is logged with
+ * that count, so the last line always tells the truth.
  */
 export class CollectorRunner {
   readonly #collectors: readonly Collector[]
   readonly #logger: Logger
   readonly #lastError = new Map<string, string | undefined>()
   readonly #lastRunAtMs = new Map<string, number>()
+  readonly #lastFailure = new Map<string, Error>()
+  readonly #lineWindows = new Map<string, LineWindow>()
+  readonly #now: () => number
 
-  constructor(collectors: readonly Collector[], logger: Logger) {
+  /** `now` (ms) is for tests that step through windows. */
+  constructor(collectors: readonly Collector[], logger: Logger, now: () => number = () => performance.now()) {
     this.#collectors = collectors
     this.#logger = logger
+    this.#now = now
   }
 
   get names(): string[] {
@@ -91,8 +114,50 @@ export class CollectorRunner {
     const message = error?.message
     const previous = this.#lastError.get(name)
     this.#lastError.set(name, message)
+    if (error) this.#lastFailure.set(name, error)
     if (message === previous) return
-    if (message) this.#logger.warn({ collector: name, err: error }, 'collector failed')
-    else if (previous !== undefined) this.#logger.info({ collector: name }, 'collector recovered')
+    const now = this.#now()
+    let window = this.#lineWindows.get(name)
+    if (!window) {
+      window = { startedAtMs: now, lines: 0, suppressed: 0 }
+      this.#lineWindows.set(name, window)
+    }
+    if (now - window.startedAtMs >= STATE_LINE_WINDOW_MS) {
+      window.startedAtMs = now
+      window.lines = 0
+    }
+    if (window.lines < STATE_LINES_PER_WINDOW) {
+      this.#announce(name, window)
+      return
+    }
+    window.suppressed++
+    if (window.flush) return
+    const flushed = window
+    window.flush = setTimeout(
+      () => {
+        flushed.flush = undefined
+        if (flushed.suppressed === 0) return
+        flushed.startedAtMs = this.#now()
+        flushed.lines = 0
+        this.#announce(name, flushed)
+      },
+      STATE_LINE_WINDOW_MS - (now - window.startedAtMs),
+    )
+    // Only a log line waits on it: never keep the process up for that.
+    window.flush.unref()
+  }
+
+  /** Logs the collector's current state, with the count of changes held back before it. */
+  #announce(name: string, window: LineWindow): void {
+    const message = this.#lastError.get(name)
+    const suppressed = window.suppressed > 0 ? { suppressedChanges: window.suppressed } : {}
+    window.lines++
+    window.suppressed = 0
+    if (message)
+      this.#logger.warn(
+        { collector: name, err: this.#lastFailure.get(name), ...suppressed },
+        'collector failed',
+      )
+    else this.#logger.info({ collector: name, ...suppressed }, 'collector recovered')
   }
 }

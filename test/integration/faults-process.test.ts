@@ -4,6 +4,7 @@ import { get, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { loadState } from '../../src/scanner/state-file.js'
+import { SECURITY_HEADERS } from '../../src/server/plugins/security-headers.js'
 import { parseExposition, sampleValue } from '../support/exposition.js'
 import { freePort, startExporterProcess } from '../support/process.js'
 import { startS3Gate } from '../support/s3-gate.js'
@@ -65,6 +66,9 @@ function attempt(url: string): Promise<Attempt> {
  */
 function assertWholeAnswer(result: Attempt, { closing = false } = {}): void {
   if (result.kind !== 'answered') return
+  // Every answer carries the security headers, Fastify's own 503 while closing included.
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    assert.equal(result.headers[name], value, `${name} on a ${result.status}`)
   if (result.status === 503) {
     if (!closing) assert.equal(result.headers['retry-after'], '10', 'a shed scrape says when to retry')
     return
@@ -244,7 +248,7 @@ test('a scrape storm while a scan runs: whole answers or 503s, memory bounded, t
 
   const results: Attempt[] = []
   let waves = 0
-  // Waves until the exporter sheds (under-pressure samples the loop delay about once a second).
+  // Waves until the exporter sheds (load shedding samples the loop delay about once a second).
   while (waves < MAX_WAVES) {
     const url = `${exporter.baseUrl}/metrics`
     results.push(...(await Promise.all(Array.from({ length: STORM_CONNECTIONS }, () => attempt(url)))))

@@ -106,8 +106,35 @@ for (const [name, request, status] of cases) {
       'no file content and no metrics in the answer',
     )
     if (status === 405) assert.match(answer.head, /\r\nAllow: GET, HEAD/i)
+    // Node's own answers (400, 431; CONNECT's 405) included.
+    assertSecurityHeaders(answer.head, name)
   })
 }
+
+/** Every header of SECURITY_HEADERS, with its value, in a raw response head. */
+function assertSecurityHeaders(head: string, what: string): void {
+  const lines = head.toLowerCase().split('\r\n')
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    assert.ok(lines.includes(`${name}: ${value}`.toLowerCase()), `${name} on ${what}: ${head}`)
+}
+
+test('an absolute-form request is answered for its path, whatever host it names (no proxying)', async () => {
+  // RFC 9112 3.2.2: a server must accept the absolute form; the host in it fetches nothing.
+  const scrape = await rawRequest(get('http://evil.example/metrics'))
+  assert.equal(scrape.status, 200, scrape.head)
+  assert.match(scrape.body, /^objstore_exporter_build_info/m)
+  assertSecurityHeaders(scrape.head, 'an absolute-form scrape')
+  const page = await rawRequest(get('http://evil.example:9786/nothing/../../etc/passwd'))
+  assert.equal(page.status, 404, page.head)
+})
+
+test('no answer may be cached: Cache-Control no-store on the scrape, the page and the probes', async () => {
+  for (const path of ['/metrics', '/', '/healthz', '/readyz', '/missing']) {
+    const response = await fetch(`${running.baseUrl}${path}`)
+    assert.equal(response.headers.get('cache-control'), 'no-store', path)
+    await response.arrayBuffer()
+  }
+})
 
 test('after all that the exporter still serves, and logged no request details', async () => {
   const response = await fetch(`${running.baseUrl}/metrics`)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { SECURITY_HEADERS } from '../../src/server/plugins/security-headers.js'
 import { rawGet, startExporter } from '../support/exporter.js'
 
 function blockEventLoop(ms: number): void {
@@ -14,7 +15,7 @@ test('an overloaded event loop sheds scrapes with 503 and Retry-After; liveness 
   t.after(() => exporter.close())
   const url = `${exporter.baseUrl}/metrics`
   assert.equal((await rawGet(url)).status, 200)
-  // under-pressure samples the delay about once a second: keep the loop blocked across a sample,
+  // Load shedding samples the delay about once a second: keep the loop blocked across a sample,
   // then ask for a scrape and for liveness in the same moment.
   let shed: Awaited<ReturnType<typeof rawGet>> | undefined
   let livenessWhileShedding: number | undefined
@@ -29,5 +30,7 @@ test('an overloaded event loop sheds scrapes with 503 and Retry-After; liveness 
   }
   assert.ok(shed, 'a scrape was answered 503 while the loop was overloaded')
   assert.equal(shed.headers['retry-after'], '10')
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    assert.equal(shed.headers[name], value, `${name} on a shed scrape`)
   assert.equal(livenessWhileShedding, 200, 'liveness answers while scrapes are shed')
 })

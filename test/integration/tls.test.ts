@@ -9,6 +9,7 @@ import { type Issued, opensslSkipReason, TestPki } from '../support/certificates
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { parseExposition, sampleValue } from '../support/exposition.js'
 import { httpsGet } from '../support/https.js'
+import { waitFor } from '../support/wait-for.js'
 
 const skip = await opensslSkipReason()
 
@@ -102,6 +103,27 @@ test('HTTPS from a certificate on disk: a scrape over TLS, and plain HTTP gets n
   assert.doesNotMatch(reply, /objstore_/)
   const loaded = running.logs.lines.find((line) => line.msg === 'TLS certificate loaded')
   assert.equal(loaded?.fingerprint256, serverA.fingerprint256)
+})
+
+test('a connection that never starts its TLS handshake is closed after HEADERS_TIMEOUT_MS', {
+  skip,
+}, async (t) => {
+  const files = await installed('silent', serverA)
+  const running = await startExporter({
+    TLS_CERT_FILE: files.certFile,
+    TLS_KEY_FILE: files.keyFile,
+    HEADERS_TIMEOUT_MS: '2000',
+  })
+  t.after(() => running.close())
+  const socket = connect(running.port, '127.0.0.1')
+  t.after(() => socket.destroy())
+  let closed = false
+  socket.on('close', () => {
+    closed = true
+  })
+  socket.on('error', () => undefined)
+  // A bound far above the configured 2 s and far below Node's default handshake timeout (120 s).
+  await waitFor('the silent TLS connection closed', () => closed, { timeoutMs: 30_000, intervalMs: 50 })
 })
 
 test('a rotated certificate reaches new clients without a restart; a bad rotation keeps the old one', {

@@ -18,6 +18,17 @@ export interface ExporterProcess {
   kill(signal?: NodeJS.Signals): void
 }
 
+export interface ProcessOptions {
+  readonly nodeArgs?: readonly string[]
+  /**
+   * A command that runs node in its place with the process's pid, such as
+   * `['prlimit', '--nofile=128']` for a low file-descriptor limit.
+   */
+  readonly wrapper?: readonly string[]
+  /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
+  readonly user?: { readonly uid: number; readonly gid: number }
+}
+
 /**
  * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
  * `env` plus PATH: what an operator gets from `npm start`.
@@ -25,13 +36,17 @@ export interface ExporterProcess {
 export function startExporterProcess(
   env: Record<string, string>,
   cwd: string,
-  options: {
-    readonly nodeArgs?: readonly string[]
-    /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
-    readonly user?: { readonly uid: number; readonly gid: number }
-  } = {},
+  options: ProcessOptions = {},
 ): ExporterProcess {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', TSX, MAIN], {
+  const [command = process.execPath, ...args] = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    '--import',
+    TSX,
+    MAIN,
+  ]
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

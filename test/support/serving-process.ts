@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { type ParsedExposition, parseExposition } from './exposition.js'
 import { waitForHttpOk } from './http-ready.js'
-import { type ExporterProcess, freePort, startExporterProcess } from './process.js'
+import { type ExporterProcess, freePort, type ProcessOptions, startExporterProcess } from './process.js'
 import { waitFor } from './wait-for.js'
 
 /**
@@ -35,19 +35,20 @@ export interface ServingProcess {
 }
 
 /**
- * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections (as `user`
- * when given), and waits until /healthz answers. The process is killed when the test ends, whatever happened.
+ * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections (as
+ * `options.user`, under `options.wrapper` when given), and waits until /healthz answers. The
+ * process is killed when the test ends, whatever happened.
  */
 export async function startServingProcess(
   t: { after: (fn: () => void) => void },
   env: Record<string, string>,
   cwd: string,
-  options: { readonly user?: { readonly uid: number; readonly gid: number } } = {},
+  options: Pick<ProcessOptions, 'wrapper' | 'user'> = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
   const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), ...env }, cwd, {
-    nodeArgs: STRICT_REJECTIONS,
     ...options,
+    nodeArgs: STRICT_REJECTIONS,
   })
   t.after(() => child.kill('SIGKILL'))
   const baseUrl = `http://127.0.0.1:${port}`

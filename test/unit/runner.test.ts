@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
-import { CollectorRunner } from '../../src/collectors/runner.js'
+import { CollectorRunner, STATE_LINE_WINDOW_MS, STATE_LINES_PER_WINDOW } from '../../src/collectors/runner.js'
 import type { Collector } from '../../src/collectors/types.js'
 
 const silent = pino({ level: 'silent' })
@@ -77,4 +77,39 @@ test('failures are logged on change of state, not on every scrape', async () => 
     lines.map((line) => line.msg),
     ['collector failed', 'collector recovered'],
   )
+})
+
+test('a flapping collector logs a bounded number of lines, then the truth with a count', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  const lines: Array<{ msg: string; collector: string; suppressedChanges?: number }> = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) })
+  let fail = false
+  const flapping: Collector = {
+    name: 'flapping',
+    collect() {
+      if (fail) throw new Error('down')
+    },
+  }
+  let nowMs = 0
+  const runner = new CollectorRunner([flapping, healthy], logger, () => nowMs)
+  // 400 scrapes one second apart, failing every other one: 400 changes of state.
+  for (let scrape = 0; scrape < 400; scrape++) {
+    fail = scrape % 2 === 0
+    nowMs += 1
+    await runner.run(1000)
+  }
+  assert.equal(lines.length, STATE_LINES_PER_WINDOW, 'only the first changes of the window are logged')
+  assert.ok(lines.every((line) => line.collector === 'flapping'))
+  // The last scrape succeeded; at the window's end the log says so, with what it held back.
+  t.mock.timers.tick(STATE_LINE_WINDOW_MS)
+  const last = lines.at(-1)
+  assert.equal(lines.length, STATE_LINES_PER_WINDOW + 1)
+  assert.equal(last?.msg, 'collector recovered')
+  assert.equal(last?.suppressedChanges, 400 - STATE_LINES_PER_WINDOW)
+  // A later window logs changes again.
+  nowMs += STATE_LINE_WINDOW_MS
+  fail = true
+  await runner.run(1000)
+  assert.equal(lines.at(-1)?.msg, 'collector failed')
+  assert.equal(lines.at(-1)?.suppressedChanges, undefined)
 })

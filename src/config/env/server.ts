@@ -40,6 +40,40 @@ export const serverEnv = {
     maximum: 600000,
     description: 'How long in-flight requests may take to finish on SIGTERM/SIGINT.',
   }),
+  MAX_CONNECTIONS: Type.Integer({
+    default: 512,
+    minimum: 1,
+    maximum: 1000000,
+    description:
+      'Open client connections at most; a connection beyond it is closed at once. Keep it well below the file-descriptor limit (`ulimit -n`).',
+  }),
+  HEADERS_TIMEOUT_MS: Type.Integer({
+    default: 10000,
+    minimum: 1,
+    maximum: 600000,
+    description:
+      "Longest a client may take to send a request's headers (at most `REQUEST_TIMEOUT_MS`), and with TLS to complete its handshake; a slower one gets 408 (a handshake: closed). Checked every second.",
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    default: 30000,
+    minimum: 1,
+    maximum: 600000,
+    description: 'Longest a client may take to send a whole request; a slower one gets 408 and is closed.',
+  }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    default: 72000,
+    minimum: 1,
+    maximum: 600000,
+    description:
+      'How long an idle keep-alive connection is kept open after an answer, waiting for the next request (longer than a 60 s scrape interval, so Prometheus reuses it).',
+  }),
+  SOCKET_TIMEOUT_MS: Type.Integer({
+    default: 30000,
+    minimum: 1,
+    maximum: 600000,
+    description:
+      'A connection on which no byte moves either way for this long while a request is under way is destroyed: a client that stops reading its answer cannot hold it forever. At least `SCRAPE_TIMEOUT_SECONDS` + 5 s is used, so a slow scrape is never cut.',
+  }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1000,
     minimum: 0,

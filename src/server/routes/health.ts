@@ -6,7 +6,7 @@ import type { Readiness } from '../readiness.js'
  * Both probes are public (no bearer token): kubelet cannot send one, and they carry no data.
  */
 export async function healthRoutes(app: FastifyInstance, options: { readiness: Readiness }): Promise<void> {
-  app.get('/healthz', { config: { public: true, pressureHandler: () => undefined } }, async () => ({
+  app.get('/healthz', { config: { public: true, alwaysServed: true } }, async () => ({
     status: 'ok',
   }))
   app.get('/readyz', { config: { public: true } }, async (_request, reply) => {

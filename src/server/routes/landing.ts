@@ -12,18 +12,15 @@ export interface LandingOptions {
 /** GET /: what runs and how its sources and drives are doing, rendered from the last scrape. */
 export async function landingRoute(app: FastifyInstance, options: LandingOptions): Promise<void> {
   app.get('/', async (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .send(
-        renderLandingPage({
-          version: VERSION,
-          nodeVersion: process.version,
-          metricsPath: options.metricsPath,
-          status: options.status,
-          secrets: options.secrets,
-          nowMs: Date.now(),
-        }),
-      ),
+    reply.type('text/html; charset=utf-8').send(
+      renderLandingPage({
+        version: VERSION,
+        nodeVersion: process.version,
+        metricsPath: options.metricsPath,
+        status: options.status,
+        secrets: options.secrets,
+        nowMs: Date.now(),
+      }),
+    ),
   )
 }
