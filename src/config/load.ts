@@ -3,7 +3,7 @@ import envSchemaLoader from 'env-schema'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { logHttpProblems } from './env/log-http.js'
-import { scannerProblems } from './env/scanner.js'
+import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
 import {
   CREDENTIAL_URL_VARIABLES,
@@ -16,8 +16,13 @@ import { type PropertySchema, patternMeaning } from './schema-helpers.js'
 import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
 
-/** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
-export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
+/**
+ * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
+ * paths, BUCKETS is a list of names, the glob lists are compiled and SHARD is {index, count}.
+ */
+export type Config = Readonly<
+  Omit<Env, 'DRIVES' | keyof BucketSelection> & { DRIVES: readonly string[] } & BucketSelection
+>
 
 /** Start-up refused: one line per bad variable, ready to print as is. */
 export class ConfigError extends Error {
@@ -202,9 +207,10 @@ function checkRelations(raw: Env): Config {
     )
   }
   problems.push(...logHttpProblems(raw))
-  problems.push(...scannerProblems(raw))
+  const { selection, problems: selectionProblems } = parseBucketSelection(raw)
+  problems.push(...selectionProblems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
+  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), ...selection })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

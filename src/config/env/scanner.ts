@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { BucketFilterSyntaxError, parseGlobList, parseShard } from '../../scanner/bucket-filter.js'
+import {
+  BucketFilterSyntaxError,
+  parseGlobList,
+  parseNameList,
+  parseShard,
+  type Shard,
+} from '../bucket-selection.js'
 import { describedPattern, StringEnum } from '../schema-helpers.js'
 
 /** Usage sources a scan can read; each is one file under src/scanner/sources/. */
@@ -97,32 +103,57 @@ export const scannerEnv = {
 export const SCANNER_SECRET_VARIABLES = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
 
 interface ScannerVariables {
+  readonly BUCKETS: string
   readonly BUCKETS_INCLUDE: string
   readonly BUCKETS_EXCLUDE: string
   readonly SHARD: string
 }
 
+/** The bucket selection as the configuration holds it: parsed once, at start-up. */
+export interface BucketSelection {
+  /** BUCKETS: measure exactly these instead of listing; empty for every bucket. */
+  readonly BUCKETS: readonly string[]
+  readonly BUCKETS_INCLUDE: readonly RegExp[]
+  readonly BUCKETS_EXCLUDE: readonly RegExp[]
+  /** SHARD; undefined for no sharding. */
+  readonly SHARD: Shard | undefined
+}
+
 /**
- * Checks what the schema cannot: glob syntax and SHARD, one line each naming the variable. (The
- * S3 key pair, each required with the other, is in ../requirements.ts.)
+ * Parses the bucket selection, and checks what the schema cannot: glob syntax and SHARD, one line
+ * each naming the variable. (The S3 key pair, each required with the other, is in
+ * ../requirements.ts.) The values are meaningful only when `problems` is empty.
  */
-export function scannerProblems(raw: ScannerVariables): string[] {
+export function parseBucketSelection(raw: ScannerVariables): {
+  readonly selection: BucketSelection
+  readonly problems: string[]
+} {
   const problems: string[] = []
-  for (const name of ['BUCKETS_INCLUDE', 'BUCKETS_EXCLUDE'] as const) {
+  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): RegExp[] => {
     try {
-      parseGlobList(raw[name])
+      return parseGlobList(raw[name])
     } catch (error) {
       if (!(error instanceof BucketFilterSyntaxError)) throw error
       problems.push(
         `${name}=${JSON.stringify(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
       )
+      return []
     }
   }
+  const include = globs('BUCKETS_INCLUDE')
+  const exclude = globs('BUCKETS_EXCLUDE')
+  let shard: Shard | undefined
   try {
-    parseShard(raw.SHARD)
+    shard = parseShard(raw.SHARD)
   } catch (error) {
     if (!(error instanceof BucketFilterSyntaxError)) throw error
     problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
   }
-  return problems
+  const selection = Object.freeze({
+    BUCKETS: Object.freeze(parseNameList(raw.BUCKETS)),
+    BUCKETS_INCLUDE: Object.freeze(include),
+    BUCKETS_EXCLUDE: Object.freeze(exclude),
+    SHARD: shard === undefined ? undefined : Object.freeze(shard),
+  })
+  return { selection, problems }
 }
