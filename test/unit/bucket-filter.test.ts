@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config/load.js'
 import { compileGlob, parseGlobList, parseShard } from '../../src/config/bucket-selection.js'
+import { ConfigError, loadConfig } from '../../src/config/load.js'
 import { createBucketFilter, shardHash, shardOf } from '../../src/scanner/bucket-filter.js'
 
 /** The lines of the ConfigError that `env` must cause (loadConfig is the start-up check). */
