@@ -49,7 +49,7 @@ function timeDu(root: string): number {
 }
 
 type ScannerModule = typeof import('../src/scanner/scanner.js')
-type FsSourceModule = typeof import('../src/scanner/sources/fs.js')
+type FsSourceModule = typeof import('../src/scanner/sources/fs/source.js')
 
 const build = benchBuild()
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')

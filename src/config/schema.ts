@@ -1,16 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox'
+import {
+  SOURCE_CREDENTIAL_URL_VARIABLES,
+  SOURCE_SECRET_VARIABLES,
+  SOURCES_ENV,
+} from '../scanner/sources/list.js'
 import { drivesEnv } from './env/drives.js'
 import { logHttpEnv } from './env/log-http.js'
 import { loggingEnv } from './env/logging.js'
-import { rgwEnv } from './env/rgw.js'
-import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
+import { scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
 
 /**
  * Every environment variable the exporter reads, declared once: validation, defaults, the
  * TypeScript type and the README's configuration table all derive from this object. Each concern
- * keeps its variables in its own file under env/.
+ * keeps its variables in its own file under env/; each usage source in its folder, gathered by the
+ * source list (src/scanner/sources/list.ts).
  */
 export const envSchema = Type.Object({
   ...serverEnv,
@@ -19,7 +24,7 @@ export const envSchema = Type.Object({
   ...loggingEnv,
   ...logHttpEnv,
   ...scannerEnv,
-  ...rgwEnv,
+  ...SOURCES_ENV,
 })
 
 export type Env = Static<typeof envSchema>
@@ -28,13 +33,13 @@ export type Env = Static<typeof envSchema>
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
   'METRICS_AUTH_TOKEN',
   'LOG_HTTP_AUTH_TOKEN',
-  ...SCANNER_SECRET_VARIABLES,
+  ...SOURCE_SECRET_VARIABLES,
 ])
 
 /** URL variables that may carry credentials: shown only through `withoutCredentials`. */
 export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
   'LOG_HTTP_ENDPOINT',
-  'S3_ENDPOINT',
+  ...SOURCE_CREDENTIAL_URL_VARIABLES,
 ])
 
 /**

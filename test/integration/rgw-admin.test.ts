@@ -14,7 +14,7 @@ import {
   RgwAdminClient,
   RgwAdminHttpError,
   type RgwBucketStats,
-} from '../../src/scanner/sources/rgw-admin.js'
+} from '../../src/scanner/sources/rgw/admin.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   type BucketModel,

@@ -11,7 +11,7 @@ import {
   RGW_MULTIMETA,
   RgwAdminHttpError,
   RgwAdminResponseError,
-} from '../../src/scanner/sources/rgw-admin.js'
+} from '../../src/scanner/sources/rgw/admin.js'
 
 // Real answers of Ceph 16.2.15's admin API, captured by scripts/capture-rgw-fixtures.ts (which
 // says what each bucket holds).

@@ -15,8 +15,8 @@
  */
 import { Sha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
-import { isCount } from '../usage-fold.js'
-import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from './upstream-answer.js'
+import { isCount } from '../../usage-fold.js'
+import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from '../upstream-answer.js'
 
 /** Usage of one RGW storage category (`rgw.main`, `rgw.multimeta`, `rgw.none`, `rgw.shadow`...). */
 export interface RgwCategoryUsage {
