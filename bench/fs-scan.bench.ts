@@ -53,7 +53,7 @@ type FsSourceModule = typeof import('../src/scanner/sources/fs/source.js')
 
 const build = benchBuild()
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
-const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs.js')
+const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs/source.js')
 
 async function timeScan(root: string, expected: { files: number; bytes: number }): Promise<number> {
   const scanner = new UsageScanner({

@@ -29,7 +29,7 @@ type S3SourceModule = typeof import('../src/scanner/sources/s3/source.js')
 
 const build = benchBuild()
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
-const { createS3Source } = await build.load<S3SourceModule>('scanner/sources/s3.js')
+const { createS3Source } = await build.load<S3SourceModule>('scanner/sources/s3/source.js')
 
 const single = listingBucketName(SINGLE_OBJECTS, 0, 'single')
 const many = Array.from({ length: MANY }, (_, index) =>
