@@ -1,14 +1,13 @@
-import { Readable } from 'node:stream'
+import type { ListObjectVersionsCommandOutput, S3Client } from '@aws-sdk/client-s3'
 import {
   ListBucketsCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
-  S3Client,
 } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import { UsageAccumulator, VersionAccumulator } from '../../usage-fold.js'
 import {
   type BucketUsage,
@@ -17,21 +16,13 @@ import {
   SourceError,
   type UsageSource,
 } from '../types.js'
-import { boundedStream, declaredLength, isRedirect, RedirectNotFollowedError } from '../upstream-answer.js'
-import { classifyS3Error, notAListing, objectSize, stalled } from './errors.js'
+import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import { objectSize } from './errors.js'
+import { pages } from './pages.js'
 
-export interface S3SourceOptions {
-  /** Empty: AWS S3. */
-  readonly endpoint: string
-  readonly region: string
-  readonly forcePathStyle: boolean
-  /** Both empty: the SDK's default credential chain. */
-  readonly accessKeyId: string
-  readonly secretAccessKey: string
+export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
   readonly scanVersions: boolean
-  /** S3_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
-  readonly maxResponseBytes?: number
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -39,20 +30,31 @@ export interface S3SourceOptions {
 /** S3's page size limit; fewer, larger pages are cheaper for store and exporter alike. */
 const PAGE_SIZE = 1000
 
-/** S3_MAX_RESPONSE_BYTES's default: a 1,000-key page of 1,024-byte keys is about 1.5 MB. */
-export const DEFAULT_S3_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
-
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
  * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads. A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
- * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those families are omitted, one info line says so, the rest is still measured.
+ * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
+ * families are omitted, one info line says so, the rest is still measured. The client and its
+ * answer checks are in client.ts, the paging and its guards in pages.ts.
  */
 export function createS3Source(options: S3SourceOptions): UsageSource {
   return new S3UsageSource(options)
 }
 
 type Optional = 'ListObjectVersions' | 'ListMultipartUploads'
+
+interface Marker {
+  readonly key: string
+  readonly id: string | undefined
+}
+
+const sameMarker = (a: Marker, b: Marker) => a.key === b.key && a.id === b.id
+
+/** The page's next key and version (or upload) marker; undefined when it gives no key. */
+function marker(key: string | undefined, id: string | undefined): Marker | undefined {
+  return key === undefined ? undefined : { key, id }
+}
 
 class S3UsageSource implements UsageSource {
   readonly name = 's3'
@@ -67,35 +69,7 @@ class S3UsageSource implements UsageSource {
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     // Shown in logs and kept in the state file: never with user info from the URL.
     this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
-    const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
-    this.#client = new S3Client({
-      region: options.region,
-      ...(options.endpoint ? { endpoint: options.endpoint } : { followRegionRedirects: true }),
-      forcePathStyle: options.forcePathStyle,
-      ...(explicitKeys
-        ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-        : {}),
-      // Retries are ours (withRetry): per page, with our classification and the scan's abort signal.
-      maxAttempts: 1,
-      requestHandler: {
-        connectionTimeout: 5_000,
-        requestTimeout: 120_000,
-        throwOnRequestTimeout: true,
-        httpAgent: { keepAlive: true, maxSockets: 64 },
-        httpsAgent: { keepAlive: true, maxSockets: 64 },
-      },
-    })
-    const limit = options.maxResponseBytes ?? DEFAULT_S3_MAX_RESPONSE_BYTES
-    const aws = !options.endpoint
-    // Next to the HTTP handler (inside the SDK's deserializer): sees each raw answer before it is read.
-    this.#client.middlewareStack.add(
-      (next) => async (args) => {
-        const result = await next(args)
-        checkAnswer(result.response as RawResponse, limit, aws)
-        return result
-      },
-      { step: 'deserialize', priority: 'low', name: 'objstoreCheckedAnswers' },
-    )
+    this.#client = createCheckedClient(options)
   }
 
   async beginScan({ signal, fixedBuckets }: { signal: AbortSignal; fixedBuckets?: readonly string[] }) {
@@ -113,20 +87,21 @@ class S3UsageSource implements UsageSource {
 
   async #listBuckets(signal: AbortSignal): Promise<string[]> {
     const names: string[] = []
-    let token: string | undefined
-    do {
-      const continuation = token
-      const page = await this.#send('ListBuckets', signal, (abortSignal) =>
-        this.#client.send(new ListBucketsCommand({ MaxBuckets: 10_000, ContinuationToken: continuation }), {
-          abortSignal,
-        }),
-      )
+    const listing = pages({
+      action: 'ListBuckets',
+      request: (token: string | undefined) =>
+        this.#send('ListBuckets', signal, (abortSignal) =>
+          this.#client.send(new ListBucketsCommand({ MaxBuckets: 10_000, ContinuationToken: token }), {
+            abortSignal,
+          }),
+        ),
       // An empty account still answers <Buckets/> (and its Owner); neither means no listing at all.
-      if (page.Buckets === undefined && page.Owner === undefined) throw notAListing('ListBuckets')
+      truncated: (page) =>
+        page.Buckets === undefined && page.Owner === undefined ? undefined : Boolean(page.ContinuationToken),
+      next: (page) => page.ContinuationToken,
+    })
+    for await (const page of listing)
       for (const bucket of page.Buckets ?? []) if (bucket.Name) names.push(bucket.Name)
-      token = page.ContinuationToken
-      if (token !== undefined && token === continuation) throw stalled('ListBuckets')
-    } while (token)
     return names
   }
 
@@ -169,24 +144,25 @@ class S3UsageSource implements UsageSource {
 
   async #foldCurrent(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
     const fold = new UsageAccumulator({ storageClasses: true })
-    let token: string | undefined
-    do {
-      const continuation = token
-      const page = await this.#send(`ListObjectsV2 ${bucket}`, signal, (abortSignal) =>
-        this.#client.send(
-          new ListObjectsV2Command({ Bucket: bucket, MaxKeys: PAGE_SIZE, ContinuationToken: continuation }),
-          { abortSignal },
+    const action = `ListObjectsV2 ${bucket}`
+    const listing = pages({
+      action,
+      request: (token: string | undefined) =>
+        this.#send(action, signal, (abortSignal) =>
+          this.#client.send(
+            new ListObjectsV2Command({ Bucket: bucket, MaxKeys: PAGE_SIZE, ContinuationToken: token }),
+            { abortSignal },
+          ),
         ),
-      )
-      if (page.IsTruncated === undefined) throw notAListing(`ListObjectsV2 ${bucket}`)
+      truncated: (page) => page.IsTruncated,
+      next: (page) => page.NextContinuationToken,
+    })
+    for await (const page of listing) {
       for (const object of page.Contents ?? []) {
-        const size = objectSize(object.Size, `ListObjectsV2 ${bucket}`)
+        const size = objectSize(object.Size, action)
         fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined
-      if (page.IsTruncated && (token === undefined || token === continuation))
-        throw stalled(`ListObjectsV2 ${bucket}`)
-    } while (token)
+    }
     return fold.finish()
   }
 
@@ -198,48 +174,46 @@ class S3UsageSource implements UsageSource {
   async #foldVersions(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
     const fold = new UsageAccumulator({ storageClasses: true })
     const versions = new VersionAccumulator()
-    let keyMarker: string | undefined
-    let versionIdMarker: string | undefined
+    const action = `ListObjectVersions ${bucket}`
     let carried: KeyHistory | undefined
-    for (;;) {
-      const [key, versionId] = [keyMarker, versionIdMarker]
-      const page = await this.#send(`ListObjectVersions ${bucket}`, signal, (abortSignal) =>
-        this.#client.send(
-          new ListObjectVersionsCommand({
-            Bucket: bucket,
-            MaxKeys: PAGE_SIZE,
-            KeyMarker: key,
-            VersionIdMarker: versionId,
-          }),
-          { abortSignal },
+    const listing = pages<ListObjectVersionsCommandOutput, Marker>({
+      action,
+      request: (position) =>
+        this.#send(action, signal, (abortSignal) =>
+          this.#client.send(
+            new ListObjectVersionsCommand({
+              Bucket: bucket,
+              MaxKeys: PAGE_SIZE,
+              KeyMarker: position?.key,
+              VersionIdMarker: position?.id,
+            }),
+            { abortSignal },
+          ),
         ),
-      )
-      if (page.IsTruncated === undefined) throw notAListing(`ListObjectVersions ${bucket}`)
+      truncated: (page) => page.IsTruncated,
+      next: (page) => marker(page.NextKeyMarker, page.NextVersionIdMarker),
+      same: sameMarker,
+    })
+    for await (const page of listing) {
       const histories = new Map<string, KeyHistory>()
       if (carried) histories.set(carried.key, carried)
       for (const version of page.Versions ?? []) {
         const isLatest = version.IsLatest === true
-        const size = objectSize(version.Size, `ListObjectVersions ${bucket}`)
+        const size = objectSize(version.Size, action)
         versions.addVersion({ isLatest, size })
         if (isLatest) fold.add(size, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass)
         noteEntry(histories, version.Key ?? '', version.VersionId)
       }
-      for (const marker of page.DeleteMarkers ?? []) {
+      for (const deleteMarker of page.DeleteMarkers ?? []) {
         versions.addDeleteMarker()
-        noteEntry(histories, marker.Key ?? '', marker.VersionId)
+        noteEntry(histories, deleteMarker.Key ?? '', deleteMarker.VersionId)
       }
       carried = undefined
-      if (page.IsTruncated) {
-        keyMarker = page.NextKeyMarker
-        versionIdMarker = page.NextVersionIdMarker
-        if (keyMarker === undefined || (keyMarker === key && versionIdMarker === versionId)) {
-          throw stalled(`ListObjectVersions ${bucket}`)
-        }
-        carried = histories.get(keyMarker)
-        histories.delete(keyMarker)
+      if (page.IsTruncated && page.NextKeyMarker !== undefined) {
+        carried = histories.get(page.NextKeyMarker)
+        histories.delete(page.NextKeyMarker)
       }
       for (const history of histories.values()) versions.addKey(history.entries, history.onlyNullVersion)
-      if (!page.IsTruncated) break
     }
     return { ...fold.finish(), versions: versions.finish() }
   }
@@ -247,32 +221,30 @@ class S3UsageSource implements UsageSource {
   async #countMultipart(bucket: string, signal: AbortSignal): Promise<MultipartUsage> {
     let incomplete = 0
     let oldestMs = Number.POSITIVE_INFINITY
-    let keyMarker: string | undefined
-    let uploadIdMarker: string | undefined
-    for (;;) {
-      const [key, uploadId] = [keyMarker, uploadIdMarker]
-      const page = await this.#send(`ListMultipartUploads ${bucket}`, signal, (abortSignal) =>
-        this.#client.send(
-          new ListMultipartUploadsCommand({
-            Bucket: bucket,
-            MaxUploads: PAGE_SIZE,
-            KeyMarker: key,
-            UploadIdMarker: uploadId,
-          }),
-          { abortSignal },
+    const action = `ListMultipartUploads ${bucket}`
+    const listing = pages({
+      action,
+      request: (position: Marker | undefined) =>
+        this.#send(action, signal, (abortSignal) =>
+          this.#client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: bucket,
+              MaxUploads: PAGE_SIZE,
+              KeyMarker: position?.key,
+              UploadIdMarker: position?.id,
+            }),
+            { abortSignal },
+          ),
         ),
-      )
-      if (page.IsTruncated === undefined) throw notAListing(`ListMultipartUploads ${bucket}`)
+      truncated: (page) => page.IsTruncated,
+      next: (page) => marker(page.NextKeyMarker, page.NextUploadIdMarker),
+      same: sameMarker,
+    })
+    for await (const page of listing) {
       for (const upload of page.Uploads ?? []) {
         incomplete++
         const initiated = upload.Initiated?.getTime()
         if (initiated !== undefined && initiated < oldestMs) oldestMs = initiated
-      }
-      if (!page.IsTruncated) break
-      keyMarker = page.NextKeyMarker
-      uploadIdMarker = page.NextUploadIdMarker
-      if (keyMarker === undefined || (keyMarker === key && uploadIdMarker === uploadId)) {
-        throw stalled(`ListMultipartUploads ${bucket}`)
       }
     }
     return Number.isFinite(oldestMs)
@@ -280,51 +252,8 @@ class S3UsageSource implements UsageSource {
       : { incomplete }
   }
 
-  /** One request, retried with backoff when throttled or unreachable; errors come out classified. */
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    return withRetry(
-      async () => {
-        try {
-          return await call(signal)
-        } catch (error) {
-          throw classifyS3Error(error, action)
-        }
-      },
-      {
-        policy: this.#retry,
-        signal,
-        isRetryable: (error) => error instanceof SourceError && error.retryable,
-      },
-    )
-  }
-}
-
-interface RawResponse {
-  statusCode: number
-  headers: Record<string, string | undefined>
-  body: unknown
-}
-
-/**
- * Every raw answer, before the SDK reads it: the body is bounded by S3_MAX_RESPONSE_BYTES where
- * the SDK collects it (its stream errors past the bound and the connection is closed), and a 3xx
- * is refused before its body is read. On AWS itself (`aws`), a 301 naming the bucket's region is
- * left to the SDK's region redirect, which signs a new request for that region's endpoint; it
- * never follows a Location.
- */
-function checkAnswer(response: RawResponse, limit: number, aws: boolean): void {
-  const body = response.body
-  if (isRedirect(response.statusCode) && !(aws && response.headers['x-amz-bucket-region'])) {
-    if (body instanceof Readable) body.destroy()
-    throw new RedirectNotFollowedError(response.statusCode, response.headers.location)
-  }
-  if (body instanceof Readable) {
-    response.body = boundedStream(
-      body,
-      limit,
-      'S3_MAX_RESPONSE_BYTES',
-      declaredLength(response.headers['content-length']),
-    )
+    return sendClassified(action, signal, this.#retry, call)
   }
 }
 
