@@ -1,5 +1,5 @@
-import { WalkError } from '../../walk-pool.js'
 import { type FailureKind, SourceError } from '../types.js'
+import { WalkError } from './walk-pool.js'
 
 /** A failed walk as the scanner cares: a folder gone is a missing bucket, no permission denied. */
 export function toSourceError(error: unknown, context: string): SourceError {

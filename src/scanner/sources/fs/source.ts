@@ -3,12 +3,12 @@ import { setMaxListeners } from 'node:events'
 import { readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import type { WalkResult, WalkTask } from '../../fs-walk.js'
 import { linkedAbort } from '../../linked-abort.js'
 import { mergeUsage } from '../../usage-fold.js'
-import { stuckWalkFor, WalkPool } from '../../walk-pool.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
+import type { WalkResult, WalkTask } from './walk.js'
+import { stuckWalkFor, WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
   /** DATA_DIR: one folder per bucket. */
