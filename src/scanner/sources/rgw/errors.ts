@@ -1,7 +1,8 @@
 import { classifyS3Error } from '../s3/errors.js'
 import { SourceError } from '../types.js'
 import { RedirectNotFollowedError, ResponseTooLargeError } from '../upstream-answer.js'
-import { RgwAdminHttpError, RgwAdminResponseError } from './admin.js'
+import { RgwAdminHttpError } from './admin.js'
+import { RgwAdminResponseError } from './stats.js'
 
 /** Admin API failures sorted as the S3 source sorts SDK errors (retry or not, how to report). */
 export function classifyRgwError(error: unknown): SourceError {

@@ -2,15 +2,9 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
-import {
-  categoryUsage,
-  RGW_MAIN,
-  RGW_MULTIMETA,
-  RgwAdminClient,
-  type RgwBucketStats,
-  type RgwStatsEntry,
-} from './admin.js'
+import { RgwAdminClient } from './admin.js'
 import { classifyRgwError } from './errors.js'
+import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats, type RgwStatsEntry } from './stats.js'
 
 export interface RgwSourceOptions {
   /** The RGW endpoint (S3_ENDPOINT); the admin API lives under it. */
