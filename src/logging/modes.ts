@@ -1,4 +1,4 @@
-import type { LOG_LEVELS, LOG_MODES } from '../config/env/logging.js'
+import type { LOG_LEVELS, LOG_MODES } from './settings.js'
 
 export type LogMode = (typeof LOG_MODES)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
