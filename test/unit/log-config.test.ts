@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { CREDENTIAL_URL_VARIABLES, envSchema, SECRET_VARIABLES } from '../../src/config/schema.js'
 import { withoutCredentials } from '../../src/config/url-credentials.js'
 import { parseLogTargets } from '../../src/logging/settings.js'
-import { LOG_TARGET_NAMES } from '../../src/logging/targets/index.js'
+import { LOG_TARGET_DEFINITIONS, LOG_TARGET_NAMES } from '../../src/logging/targets/index.js'
 
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp', ...env }, { dotenvPath: false })
 
@@ -149,5 +150,18 @@ describe('withoutCredentials', () => {
     )
     assert.equal(withoutCredentials('https://tokenonly@logs.example/'), 'https://[redacted]@logs.example/')
     assert.equal(withoutCredentials('not a url alice:pw@host?k=v'), 'not a url [redacted]@host?[redacted]')
+  })
+})
+
+describe('the target registry', () => {
+  it("puts each target's variables in the schema and its secrets among the hidden ones", () => {
+    for (const target of LOG_TARGET_DEFINITIONS) {
+      for (const variable of Object.keys(target.env)) assert.ok(variable in envSchema.properties, variable)
+      for (const variable of target.secretVariables ?? []) assert.ok(SECRET_VARIABLES.has(variable), variable)
+      for (const variable of target.credentialUrlVariables ?? [])
+        assert.ok(CREDENTIAL_URL_VARIABLES.has(variable), variable)
+      for (const variable of target.requiredWhenOn ?? []) assert.ok(variable in target.env, variable)
+    }
+    assert.deepEqual(LOG_TARGET_NAMES, ['console', 'http'])
   })
 })
