@@ -8,20 +8,21 @@ import { httpTarget } from './http/index.js'
  * The order is the order targets are built in, whatever order LOG_TARGETS names them.
  *
  * Why the targets are streams of one pino.multistream in this process, not pino.transport
- * workers: a transport runs its stream in a worker thread (thread-stream), and
- * - the HTTP target's counters must be read synchronously at scrape time (the logger_http_*
- *   families) and its queue bound, drops and shutdown deadline are decided here (close(withinMs)
- *   counts what is left as dropped); in a worker they would need messaging and could not be read
- *   in a collector's synchronous collect();
- * - each target reports its own trouble through the other targets (reporterFor in
- *   create-logger.ts); across threads that routing would loop back or be lost;
- * - Node joins every worker thread on exit, process.exit included (a8e0bba: the exit path
- *   already has to end by signal because of stuck walk threads); a transport worker blocked on a
- *   dead receiver would hold the exit the same way;
- * - the console writes synchronously (sync: true), so the last lines before an exit (a refused
- *   configuration, the shutdown summary) are never lost in a worker's buffer.
- * The cost a transport avoids, serialising on the main thread, is small here: the HTTP target's
- * write is an O(1) push into a bounded queue, and the network I/O is asynchronous anyway.
+ * workers (a transport runs its stream in a worker thread through thread-stream):
+ * - the HTTP target's counters are read synchronously at scrape time (the logger_http_* families,
+ *   through collectors/logger.ts), and its queue bound, drops and shutdown deadline are decided
+ *   here (close(withinMs) counts what is left as dropped); in a worker each would be a message
+ *   round trip, which a collector's synchronous collect() cannot wait for;
+ * - a target reports its own trouble through the other targets (reporterFor in
+ *   create-logger.ts), never into itself; across threads that routing has no cheap form;
+ * - exit: on process exit pino flushes a transport synchronously (thread-stream's flushSync spins
+ *   on Atomics.wait, up to 10 s), and Node joins worker threads on exit (a8e0bba: the exit path
+ *   already ends by signal because of stuck walk threads). A worker stuck on a dead receiver would
+ *   stretch the SHUTDOWN_TIMEOUT_MS deadline that close(withinMs) keeps;
+ * - the console writes synchronously (sync: true), so the line logged just before a forced
+ *   process.exit (the shutdown deadline) is written, not left in a buffer.
+ * The cost a transport would avoid, serialising on the main thread, is small here: the HTTP
+ * target's write is an O(1) push into a bounded queue and its network I/O is asynchronous.
  */
 export const LOG_TARGET_DEFINITIONS = [consoleTarget, httpTarget] as const
 
