@@ -1,11 +1,9 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { describedPattern, StringEnum } from '../config/schema-helpers.js'
+import { LOG_LEVELS, LOG_MODES } from './modes.js'
 import { LOG_TARGET_DEFINITIONS, LOG_TARGET_NAMES, type LogTargetName } from './targets/index.js'
 
 export type { LogTargetName } from './targets/index.js'
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export const LOG_MODES = ['json', 'pretty', 'quiet'] as const
 
 /** Names joined by `+` (as `console+http` always was) or `,`; which names exist is judged by parseLogTargets. */
 const TARGET_LIST_PATTERN = describedPattern(
