@@ -25,8 +25,7 @@ const sharedEnv = {
   LOG_TARGETS: Type.String({
     default: 'console',
     pattern: TARGET_LIST_PATTERN,
-    description:
-      'Where log entries go: `console` (stdout, in `LOG_MODE`), `http` (batches POSTed to `LOG_HTTP_ENDPOINT`), or both (`console+http`, or `console,http`).',
+    description: `Where log entries go: ${LOG_TARGET_DEFINITIONS.map((target) => `\`${target.name}\` (${target.summary})`).join(', ')}; one or more, joined by \`+\` or \`,\` (\`${LOG_TARGET_NAMES.join('+')}\`, \`${LOG_TARGET_NAMES.join(',')}\`).`,
   }),
 }
 

@@ -74,6 +74,8 @@ export interface TargetOptions {
 export interface LogTargetDefinition<Name extends string, Env extends TProperties> {
   /** The name LOG_TARGETS uses. */
   readonly name: Name
+  /** Where it sends entries, in a few words, for LOG_TARGETS's description (Markdown). */
+  readonly summary: string
   /** Its variables; named `LOG_<NAME>_*` by convention. */
   readonly env: Env
   /** Variables whose values are never echoed (errors, logs, pages) and are scrubbed from entries. */

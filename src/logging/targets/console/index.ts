@@ -5,6 +5,7 @@ import { createConsoleTarget } from './stream.js'
 /** stdout, shaped by LOG_MODE; it has no variables of its own. */
 export const consoleTarget = defineLogTarget({
   name: 'console',
+  summary: 'stdout, in `LOG_MODE`',
   env: {},
   create({ level, mode, options }) {
     // quiet means warnings and errors only on the console; the other targets keep LOG_LEVEL.

@@ -9,6 +9,7 @@ import { logHttpEnv, logHttpProblems } from './settings.js'
  */
 export const httpTarget = defineLogTarget({
   name: 'http',
+  summary: 'batches POSTed to `LOG_HTTP_ENDPOINT`',
   env: logHttpEnv,
   secretVariables: ['LOG_HTTP_AUTH_TOKEN'],
   credentialUrlVariables: ['LOG_HTTP_ENDPOINT'],
