@@ -11,6 +11,11 @@ const TARGET_LIST_PATTERN = describedPattern(
   `names from ${LOG_TARGET_NAMES.join(', ')}, joined by + or , (such as ${LOG_TARGET_NAMES.join('+')})`,
 )
 
+/** `console` (stdout, in `LOG_MODE`), `http` (...): each target with its summary. */
+const describedTargets = LOG_TARGET_DEFINITIONS.map(
+  (target) => `\`${target.name}\` (${target.summary})`,
+).join(', ')
+
 /** Logger settings shared by every target. */
 const sharedEnv = {
   LOG_LEVEL: StringEnum(LOG_LEVELS, {
@@ -25,7 +30,7 @@ const sharedEnv = {
   LOG_TARGETS: Type.String({
     default: 'console',
     pattern: TARGET_LIST_PATTERN,
-    description: `Where log entries go: ${LOG_TARGET_DEFINITIONS.map((target) => `\`${target.name}\` (${target.summary})`).join(', ')}; one or more, joined by \`+\` or \`,\` (\`${LOG_TARGET_NAMES.join('+')}\`, \`${LOG_TARGET_NAMES.join(',')}\`).`,
+    description: `Where log entries go: ${describedTargets}; one or more, joined by \`+\` or \`,\` (\`${LOG_TARGET_NAMES.join('+')}\`, \`${LOG_TARGET_NAMES.join(',')}\`).`,
   }),
 }
 
