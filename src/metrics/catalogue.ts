@@ -1,4 +1,6 @@
 /**
+ * long: catalogue: one declaration per family, to be split by collector (issue 12)
+ *
  * The catalogue: every metric family the exporter can ever emit, declared once with its help,
  * type and label names. Collectors may emit only these families (enforced at emission); the
  * README's metrics reference, the dashboard checks and the alert-rule checks all read it.
