@@ -94,11 +94,11 @@ export function checkLoggingEnv(env: LoggingEnv): { targets: readonly LogTargetN
   const problems: string[] = []
   if ('problem' in parsed) problems.push(parsed.problem)
   const targets = 'targets' in parsed ? parsed.targets : []
+  const values = env as Record<string, unknown>
   for (const target of LOG_TARGET_DEFINITIONS) {
     const on = targets.includes(target.name)
-    const settings = env as Record<string, unknown>
     for (const variable of (on && target.requiredWhenOn) || []) {
-      if (settings[variable] === '' || settings[variable] === undefined)
+      if (values[variable] === '' || values[variable] === undefined)
         problems.push(`${variable}: required when LOG_TARGETS includes ${target.name}`)
     }
     // A target's rules read only its own variables, which env holds (TypeScript cannot see that
