@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
+import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
-import { logHttpProblems } from './env/log-http.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
 import {
@@ -18,10 +18,13 @@ import { withoutCredentials } from './url-credentials.js'
 
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
- * paths, BUCKETS is a list of names, the glob lists are compiled and SHARD is {index, count}.
+ * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
  */
 export type Config = Readonly<
-  Omit<Env, 'DRIVES' | keyof BucketSelection> & { DRIVES: readonly string[] } & BucketSelection
+  Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
+    DRIVES: readonly string[]
+    LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+  } & BucketSelection
 >
 
 /** Start-up refused: one line per bad variable, ready to print as is. */
@@ -206,11 +209,12 @@ function checkRelations(raw: Env): Config {
       `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
     )
   }
-  problems.push(...logHttpProblems(raw))
+  const logging = checkLoggingEnv(raw)
+  problems.push(...logging.problems)
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), ...selection })
+  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

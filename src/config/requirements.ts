@@ -1,5 +1,4 @@
 import { SOURCE_REQUIREMENTS } from '../scanner/sources/list.js'
-import { parseLogTargets } from './env/logging.js'
 import type { Env } from './schema.js'
 import type { Requirement as GenericRequirement } from './schema-helpers.js'
 
@@ -9,7 +8,7 @@ export type Requirement = GenericRequirement<Env>
 /** Pairs of which at most one may be set. */
 export type Exclusion = readonly [keyof Env, keyof Env]
 
-/** TLS, then each usage source's own (declared in its folder), then the log targets'. */
+/** TLS, then each usage source's own (declared in its folder). */
 export const REQUIREMENTS: readonly Requirement[] = [
   {
     variable: 'TLS_KEY_FILE',
@@ -30,12 +29,6 @@ export const REQUIREMENTS: readonly Requirement[] = [
     example: { TLS_CLIENT_CA_FILE: '/tls/ca.crt' },
   },
   ...SOURCE_REQUIREMENTS,
-  {
-    variable: 'LOG_HTTP_ENDPOINT',
-    when: 'LOG_TARGETS includes http',
-    applies: (env) => parseLogTargets(env.LOG_TARGETS).includes('http'),
-    example: { LOG_TARGETS: 'console+http' },
-  },
 ]
 
 export const EXCLUSIONS: readonly Exclusion[] = [['METRICS_AUTH_TOKEN', 'METRICS_AUTH_TOKEN_FILE']]
