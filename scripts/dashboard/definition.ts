@@ -1,4 +1,5 @@
-import { type FamilyKey, fullName } from '../../src/metrics/catalogue.js'
+import type { CatalogueName } from '../../src/collectors/catalogue.js'
+import { fullName } from '../../src/metrics/families.js'
 import {
   DATASOURCE,
   type Dashboard,
@@ -13,7 +14,7 @@ import {
 } from './grafana.js'
 
 /**
- * The objstore-exporter dashboard, as code. Metric names come from the catalogue by key, so a
+ * The objstore-exporter dashboard, as code. Metric names come from the catalogue by name, so a
  * family that does not exist fails type-checking, and another METRICS_NAMESPACE is one argument.
  *
  * Conventions: every query filters on `$job` and `$instance`; bucket queries also on `$bucket`.
@@ -21,20 +22,20 @@ import {
  * and for drives (each instance reports its own DRIVES).
  */
 export function buildDashboard(namespace = 'objstore'): Dashboard {
-  const m = (key: FamilyKey) => fullName(namespace, key)
+  const m = (key: CatalogueName) => fullName(namespace, key)
   const sel = '{job=~"$job", instance=~"$instance"}'
   const bucketSel = '{job=~"$job", instance=~"$instance", bucket=~"$bucket"}'
-  const at = (key: FamilyKey, selector = sel) => `${m(key)}${selector}`
-  const b = (key: FamilyKey) => at(key, bucketSel)
+  const at = (key: CatalogueName, selector = sel) => `${m(key)}${selector}`
+  const b = (key: CatalogueName) => at(key, bucketSel)
 
   const rows: RowSpec[] = [
     {
       title: 'Cluster capacity',
       panels: [
-        stat('Usable capacity', 'bytes', [{ expr: `sum(${at('clusterCapacityUsableTotalBytes')})` }], {
+        stat('Usable capacity', 'bytes', [{ expr: `sum(${at('cluster_capacity_usable_total_bytes')})` }], {
           description: 'Raw capacity of online drives times data/(data+parity) (EC_PARITY).',
         }),
-        stat('Usable free', 'bytes', [{ expr: `sum(${at('clusterCapacityUsableFreeBytes')})` }]),
+        stat('Usable free', 'bytes', [{ expr: `sum(${at('cluster_capacity_usable_free_bytes')})` }]),
         {
           type: 'gauge',
           title: 'Usable capacity used',
@@ -42,7 +43,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           h: 5,
           targets: targets([
             {
-              expr: `1 - sum(${at('clusterCapacityUsableFreeBytes')}) / sum(${at('clusterCapacityUsableTotalBytes')})`,
+              expr: `1 - sum(${at('cluster_capacity_usable_free_bytes')}) / sum(${at('cluster_capacity_usable_total_bytes')})`,
             },
           ]),
           fieldConfig: fields({
@@ -57,16 +58,16 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           'Drives online / offline',
           'short',
           [
-            { expr: `sum(${at('clusterDriveOnlineTotal')})`, legend: 'online' },
-            { expr: `sum(${at('clusterDriveOfflineTotal')})`, legend: 'offline' },
+            { expr: `sum(${at('cluster_drive_online_total')})`, legend: 'online' },
+            { expr: `sum(${at('cluster_drive_offline_total')})`, legend: 'offline' },
           ],
           {
             overrides: [colourOverride('offline', thresholds(['green', null], ['red', 1]))],
           },
         ),
-        stat('Buckets', 'short', [{ expr: `sum(${at('clusterBucketTotal')})` }], { w: 2 }),
-        stat('Objects', 'short', [{ expr: `sum(${at('clusterUsageObjectTotal')})` }], { w: 3 }),
-        stat('Bucket data', 'bytes', [{ expr: `sum(${at('clusterUsageTotalBytes')})` }], {
+        stat('Buckets', 'short', [{ expr: `sum(${at('cluster_bucket_total')})` }], { w: 2 }),
+        stat('Objects', 'short', [{ expr: `sum(${at('cluster_usage_object_total')})` }], { w: 3 }),
+        stat('Bucket data', 'bytes', [{ expr: `sum(${at('cluster_usage_total_bytes')})` }], {
           w: 3,
           description: 'Bytes of current objects over every measured bucket (from the last scan).',
         }),
@@ -74,13 +75,13 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           'Capacity over time',
           'bytes',
           [
-            { expr: `sum(${at('clusterCapacityUsableTotalBytes')})`, legend: 'usable total' },
+            { expr: `sum(${at('cluster_capacity_usable_total_bytes')})`, legend: 'usable total' },
             {
-              expr: `sum(${at('clusterCapacityUsableTotalBytes')}) - sum(${at('clusterCapacityUsableFreeBytes')})`,
+              expr: `sum(${at('cluster_capacity_usable_total_bytes')}) - sum(${at('cluster_capacity_usable_free_bytes')})`,
               legend: 'usable used',
             },
-            { expr: `sum(${at('clusterUsageTotalBytes')})`, legend: 'bucket data' },
-            { expr: `sum(${at('clusterCapacityRawTotalBytes')})`, legend: 'raw total' },
+            { expr: `sum(${at('cluster_usage_total_bytes')})`, legend: 'bucket data' },
+            { expr: `sum(${at('cluster_capacity_raw_total_bytes')})`, legend: 'raw total' },
           ],
           { w: 24, h: 7 },
         ),
@@ -92,11 +93,11 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         table(
           'Drives',
           [
-            { expr: at('nodeDriveTotalBytes') },
-            { expr: at('nodeDriveFreeBytes') },
-            { expr: `${at('nodeDriveFreeBytes')} / ${at('nodeDriveTotalBytes')}` },
-            { expr: timeToFull(at('nodeDriveFreeBytes')) },
-            { expr: at('nodeDriveOnline') },
+            { expr: at('node_drive_total_bytes') },
+            { expr: at('node_drive_free_bytes') },
+            { expr: `${at('node_drive_free_bytes')} / ${at('node_drive_total_bytes')}` },
+            { expr: timeToFull(at('node_drive_free_bytes')) },
+            { expr: at('node_drive_online') },
           ],
           ['Total', 'Free', 'Free ratio', 'Time to full', 'Online'],
           {
@@ -133,7 +134,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           'percentunit',
           [
             {
-              expr: `${at('nodeDriveFreeBytes')} / ${at('nodeDriveTotalBytes')}`,
+              expr: `${at('node_drive_free_bytes')} / ${at('node_drive_total_bytes')}`,
               legend: '{{instance}} {{drive}}',
             },
           ],
@@ -144,9 +145,9 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           },
         ),
         timeseries('Drive free bytes, with the 24-hour prediction', 'bytes', [
-          { expr: at('nodeDriveFreeBytes'), legend: '{{instance}} {{drive}}' },
+          { expr: at('node_drive_free_bytes'), legend: '{{instance}} {{drive}}' },
           {
-            expr: `predict_linear(${at('nodeDriveFreeBytes')}[6h], 24 * 3600)`,
+            expr: `predict_linear(${at('node_drive_free_bytes')}[6h], 24 * 3600)`,
             legend: '{{instance}} {{drive}} in 24h',
           },
         ]),
@@ -155,7 +156,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           'percentunit',
           [
             {
-              expr: `${at('nodeDriveFreeInodes')} / ${at('nodeDriveTotalInodes')}`,
+              expr: `${at('node_drive_free_inodes')} / ${at('node_drive_total_inodes')}`,
               legend: '{{instance}} {{drive}}',
             },
           ],
@@ -166,18 +167,18 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
     {
       title: 'Buckets',
       panels: [
-        bargauge('Top buckets by size', 'bytes', `topk(10, ${b('bucketUsageTotalBytes')})`),
+        bargauge('Top buckets by size', 'bytes', `topk(10, ${b('bucket_usage_total_bytes')})`),
         bargauge(
           'Top buckets by growth (24h)',
           'bytes',
-          `topk(10, delta(${b('bucketUsageTotalBytes')}[1d]))`,
+          `topk(10, delta(${b('bucket_usage_total_bytes')}[1d]))`,
           'Change of the bucket size over the last day; negative when data was deleted or expired.',
         ),
         timeseries('Bucket size', 'bytes', [
-          { expr: `topk(20, ${b('bucketUsageTotalBytes')})`, legend: '{{bucket}}' },
+          { expr: `topk(20, ${b('bucket_usage_total_bytes')})`, legend: '{{bucket}}' },
         ]),
         timeseries('Objects per bucket', 'short', [
-          { expr: `topk(20, ${b('bucketUsageObjectTotal')})`, legend: '{{bucket}}' },
+          { expr: `topk(20, ${b('bucket_usage_object_total')})`, legend: '{{bucket}}' },
         ]),
         {
           type: 'heatmap',
@@ -188,7 +189,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           h: 8,
           targets: targets([
             {
-              expr: `sum by (le) (${m('bucketObjectSizeBytes')}_bucket${bucketSel})`,
+              expr: `sum by (le) (${m('bucket_object_size_bytes')}_bucket${bucketSel})`,
               legend: '{{le}}',
               heatmap: true,
             },
@@ -207,7 +208,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           'Object size quantiles',
           'bytes',
           [0.5, 0.9, 0.99].map((q) => ({
-            expr: `histogram_quantile(${q}, sum by (le) (${m('bucketObjectSizeBytes')}_bucket${bucketSel}))`,
+            expr: `histogram_quantile(${q}, sum by (le) (${m('bucket_object_size_bytes')}_bucket${bucketSel}))`,
             legend: `p${Math.round(q * 100)}`,
           })),
           { description: 'Estimated from the histogram (histogram_quantile), over the selected buckets.' },
@@ -215,19 +216,22 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         bargauge(
           'Objects per MinIO size range',
           'short',
-          `sum by (range) (${m('bucketObjectsSizeDistribution')}{job=~"$job", instance=~"$instance", bucket=~"$bucket", range!="BETWEEN_1024B_AND_1_MB"})`,
+          `sum by (range) (${m('bucket_objects_size_distribution')}{job=~"$job", instance=~"$instance", bucket=~"$bucket", range!="BETWEEN_1024B_AND_1_MB"})`,
           'MinIO-compatible ranges; the aggregate BETWEEN_1024B_AND_1_MB is left out so the bars add up.',
           '{{range}}',
         ),
         timeseries('Bytes per storage class', 'bytes', [
-          { expr: `sum by (storage_class) (${b('bucketStorageClassBytes')})`, legend: '{{storage_class}}' },
+          {
+            expr: `sum by (storage_class) (${b('bucket_storage_class_bytes')})`,
+            legend: '{{storage_class}}',
+          },
         ]),
         table(
           'Versions (SCAN_VERSIONS)',
           [
-            { expr: b('bucketUsageVersionTotal') },
-            { expr: b('bucketUsageDeletemarkerTotal') },
-            { expr: b('bucketNoncurrentBytes') },
+            { expr: b('bucket_usage_version_total') },
+            { expr: b('bucket_usage_deletemarker_total') },
+            { expr: b('bucket_noncurrent_bytes') },
           ],
           ['Versions', 'Delete markers', 'Noncurrent bytes'],
           { w: 12, h: 8, overrides: [unitOverride('Noncurrent bytes', 'bytes')] },
@@ -235,8 +239,8 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         table(
           'Quota',
           [
-            { expr: b('bucketQuotaTotalBytes') },
-            { expr: `${b('bucketUsageTotalBytes')} / ${b('bucketQuotaTotalBytes')}` },
+            { expr: b('bucket_quota_total_bytes') },
+            { expr: `${b('bucket_usage_total_bytes')} / ${b('bucket_quota_total_bytes')}` },
           ],
           ['Quota', 'Used'],
           {
@@ -255,8 +259,8 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         table(
           'Backup freshness',
           [
-            { expr: `time() - ${b('bucketNewestObjectTimestampSeconds')}` },
-            { expr: `time() - ${b('bucketOldestObjectTimestampSeconds')}` },
+            { expr: `time() - ${b('bucket_newest_object_timestamp_seconds')}` },
+            { expr: `time() - ${b('bucket_oldest_object_timestamp_seconds')}` },
             { expr: `max by (bucket) (objstore:bucket_backup_max_age_seconds{bucket=~"$bucket"})` },
           ],
           ['Newest object age', 'Oldest object age', 'Alert threshold'],
@@ -276,8 +280,8 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         table(
           'Incomplete multipart uploads',
           [
-            { expr: b('bucketMultipartUploadsIncomplete') },
-            { expr: `time() - ${b('bucketMultipartOldestInitiatedTimestampSeconds')}` },
+            { expr: b('bucket_multipart_uploads_incomplete') },
+            { expr: `time() - ${b('bucket_multipart_oldest_initiated_timestamp_seconds')}` },
           ],
           ['Incomplete uploads', 'Oldest started'],
           {
@@ -292,7 +296,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         timeseries(
           'Incomplete multipart uploads over time',
           'short',
-          [{ expr: `topk(10, ${b('bucketMultipartUploadsIncomplete')})`, legend: '{{bucket}}' }],
+          [{ expr: `topk(10, ${b('bucket_multipart_uploads_incomplete')})`, legend: '{{bucket}}' }],
           { w: 24, h: 6 },
         ),
       ],
@@ -303,9 +307,9 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         table(
           'Scans per bucket',
           [
-            { expr: b('bucketScanSuccess') },
-            { expr: b('bucketScanDurationSeconds') },
-            { expr: `time() - ${b('bucketScanLastSuccessTimestampSeconds')}` },
+            { expr: b('bucket_scan_success') },
+            { expr: b('bucket_scan_duration_seconds') },
+            { expr: `time() - ${b('bucket_scan_last_success_timestamp_seconds')}` },
           ],
           ['Last scan', 'Duration', 'Since last success'],
           {
@@ -319,13 +323,13 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
             sortBy: 'Since last success',
           },
         ),
-        stat('Usage sources', 'short', [{ expr: at('sourceUp'), legend: '{{instance}} {{source}}' }], {
+        stat('Usage sources', 'short', [{ expr: at('source_up'), legend: '{{instance}} {{source}}' }], {
           w: 6,
           h: 4,
           mappings: upDownMapping(),
           thresholds: thresholds(['red', null], ['green', 1]),
         }),
-        stat('Usage snapshot age', 's', [{ expr: `max(${at('usageLastActivityNanoSeconds')}) / 1e9` }], {
+        stat('Usage snapshot age', 's', [{ expr: `max(${at('usage_last_activity_nano_seconds')}) / 1e9` }], {
           w: 6,
           h: 4,
           description: 'Time since the usage snapshot served was made (the last completed scan).',
@@ -334,7 +338,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
         timeseries(
           'Scan duration per bucket',
           's',
-          [{ expr: `topk(10, ${b('bucketScanDurationSeconds')})`, legend: '{{bucket}}' }],
+          [{ expr: `topk(10, ${b('bucket_scan_duration_seconds')})`, legend: '{{bucket}}' }],
           { w: 12, h: 4 },
         ),
       ],
@@ -348,15 +352,19 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           mappings: upDownMapping(),
           thresholds: thresholds(['red', null], ['green', 1]),
         }),
-        table('Build', [{ expr: at('exporterBuildInfo') }], ['Build info'], { w: 18, h: 4, hideValue: true }),
+        table('Build', [{ expr: at('exporter_build_info') }], ['Build info'], {
+          w: 18,
+          h: 4,
+          hideValue: true,
+        }),
         timeseries(
           'Collector success',
           'short',
-          [{ expr: at('scrapeCollectorSuccess'), legend: '{{instance}} {{collector}}' }],
+          [{ expr: at('scrape_collector_success'), legend: '{{instance}} {{collector}}' }],
           { min: 0, max: 1 },
         ),
         timeseries('Collector duration', 's', [
-          { expr: at('scrapeCollectorDurationSeconds'), legend: '{{instance}} {{collector}}' },
+          { expr: at('scrape_collector_duration_seconds'), legend: '{{instance}} {{collector}}' },
         ]),
         timeseries('Memory', 'bytes', [
           { expr: `process_resident_memory_bytes${sel}`, legend: '{{instance}} resident' },
@@ -369,13 +377,16 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
           { expr: `nodejs_eventloop_lag_p99_seconds${sel}`, legend: '{{instance}}' },
         ]),
         timeseries('Log shipping (HTTP target)', 'short', [
-          { expr: `rate(${at('loggerHttpSentTotal')}[$__rate_interval])`, legend: '{{instance}} sent/s' },
-          { expr: `rate(${at('loggerHttpFailedTotal')}[$__rate_interval])`, legend: '{{instance}} failed/s' },
+          { expr: `rate(${at('logger_http_sent_total')}[$__rate_interval])`, legend: '{{instance}} sent/s' },
           {
-            expr: `rate(${at('loggerHttpDroppedTotal')}[$__rate_interval])`,
+            expr: `rate(${at('logger_http_failed_total')}[$__rate_interval])`,
+            legend: '{{instance}} failed/s',
+          },
+          {
+            expr: `rate(${at('logger_http_dropped_total')}[$__rate_interval])`,
             legend: '{{instance}} dropped/s',
           },
-          { expr: at('loggerHttpQueueEntries'), legend: '{{instance}} queued' },
+          { expr: at('logger_http_queue_entries'), legend: '{{instance}} queued' },
         ]),
       ],
     },
@@ -409,7 +420,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
       ],
     },
     links: [],
-    templating: { list: variables(m('exporterBuildInfo'), m('bucketUsageTotalBytes')) },
+    templating: { list: variables(m('exporter_build_info'), m('bucket_usage_total_bytes')) },
     panels: layout(rows),
   }
 }

@@ -1,23 +1,22 @@
-import {
-  catalogue,
-  type FamilyKey,
-  type FamilyKeyOfType,
-  familyKeys,
-  fullName,
-  type LabelsOf,
-} from './catalogue.js'
 import { escapeLabelValue, familyHeader, formatValue } from './exposition.js'
 import type { BlockFamily } from './exposition-block.js'
+import {
+  type Families,
+  type FamilyNameOfType,
+  fullName,
+  type LabelsOf,
+  type SettableName,
+} from './families.js'
 import {
   formatBound,
   type HistogramSnapshot,
   type MetricSink,
-  type SettableFamilyKey,
+  UndeclaredFamilyError,
   UndeclaredLabelsError,
 } from './metric-set.js'
 
 interface PendingFamily {
-  readonly key: FamilyKey
+  readonly key: string
   /** Full name, namespace included. */
   readonly name: string
   readonly labelNames: readonly string[]
@@ -28,29 +27,31 @@ interface PendingFamily {
  * A MetricSink that renders what is written into it as exposition text, straight into buffers,
  * one set per family: no long strings are built (joining and converting them would hold the
  * thread for tens of milliseconds), only one short string per line. families() gives them in
- * catalogue order, with the catalogue's help and type, exactly as renderFamilies() writes them.
+ * declaration order, with the declared help and type, exactly as renderFamilies() writes them.
  */
-export class BlockWriter implements MetricSink {
+export class BlockWriter<F extends Families> implements MetricSink<F> {
   readonly #namespace: string
-  readonly #families = new Map<FamilyKey, PendingFamily>()
+  readonly #declared: F
+  readonly #families = new Map<string, PendingFamily>()
   /** The last label set rendered: a bucket's labels object is reused for most of its series. */
   #lastLabels: object | undefined
   #lastNames: readonly string[] | undefined
   #lastPairs = ''
 
-  constructor(namespace: string) {
+  constructor(namespace: string, declared: F) {
     this.#namespace = namespace
+    this.#declared = declared
   }
 
-  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void {
+  set<K extends SettableName<F>>(key: K, labels: LabelsOf<F, K>, value: number): void {
     const family = this.#family(key)
     const pairs = this.#pairs(family, labels)
     family.bytes.write(`${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
   }
 
-  histogram<K extends FamilyKeyOfType<'histogram'>>(
+  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
     key: K,
-    labels: LabelsOf<K>,
+    labels: LabelsOf<F, K>,
     histogram: HistogramSnapshot,
   ): void {
     const family = this.#family(key)
@@ -72,8 +73,8 @@ export class BlockWriter implements MetricSink {
    * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
    * it goes instead of holding all the text); families() then gives the rest.
    */
-  takeFilledChunks(): Map<FamilyKey, Buffer[]> {
-    const taken = new Map<FamilyKey, Buffer[]>()
+  takeFilledChunks(): Map<string, Buffer[]> {
+    const taken = new Map<string, Buffer[]>()
     for (const [key, family] of this.#families) {
       const chunks = family.bytes.takeFilled()
       if (chunks.length > 0) taken.set(key, chunks)
@@ -81,13 +82,12 @@ export class BlockWriter implements MetricSink {
     return taken
   }
 
-  /** The families written, in catalogue order, with their header lines in both formats. */
+  /** The families written, in declaration order, with their header lines in both formats. */
   families(): BlockFamily[] {
     const ordered: BlockFamily[] = []
-    for (const key of familyKeys) {
+    for (const [key, { help, type }] of Object.entries(this.#declared)) {
       const family = this.#families.get(key)
       if (!family) continue
-      const { help, type } = catalogue[key]
       const definition = { name: family.name, help, type }
       ordered.push({
         key,
@@ -101,13 +101,15 @@ export class BlockWriter implements MetricSink {
     return ordered
   }
 
-  #family(key: FamilyKey): PendingFamily {
+  #family(key: string): PendingFamily {
     let family = this.#families.get(key)
     if (!family) {
+      const definition = Object.hasOwn(this.#declared, key) ? this.#declared[key] : undefined
+      if (!definition) throw new UndeclaredFamilyError(`${key}: not declared by the writer's families`)
       family = {
         key,
         name: fullName(this.#namespace, key),
-        labelNames: catalogue[key].labels,
+        labelNames: definition.labels,
         bytes: new ByteChunks(),
       }
       this.#families.set(key, family)
@@ -115,7 +117,7 @@ export class BlockWriter implements MetricSink {
     return family
   }
 
-  /** `name="value",...` in the catalogue's label order; throws when a declared label is missing. */
+  /** `name="value",...` in the declared label order; throws when a declared label is missing. */
   #pairs(family: PendingFamily, labels: Readonly<Record<string, string>>): string {
     if (labels === this.#lastLabels && family.labelNames === this.#lastNames) return this.#lastPairs
     let pairs = ''

@@ -1,6 +1,5 @@
 import { promisify } from 'node:util'
 import { constants, inflateRaw as inflateRawCallback } from 'node:zlib'
-import type { FamilyKey } from './catalogue.js'
 import type { ExpositionFormat } from './exposition.js'
 import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip-segments.js'
 
@@ -8,14 +7,14 @@ const inflateRaw = promisify(inflateRawCallback)
 
 /** One family as text: its header lines per format, and its sample lines (the same in both). */
 export interface BlockFamily {
-  readonly key: FamilyKey
+  readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, Buffer>>
   readonly chunks: readonly Buffer[]
 }
 
 /** One family compressed: its header lines per format, and its sample lines, as deflate segments. */
 export interface CompressedFamily {
-  readonly key: FamilyKey
+  readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, DeflatedSegment>>
   readonly segments: readonly DeflatedSegment[]
 }
@@ -86,7 +85,7 @@ async function compressFamily(
  */
 export class ExpositionBlock {
   /** The families the block holds; a scrape must not render them again. */
-  readonly keys: ReadonlySet<FamilyKey>
+  readonly keys: ReadonlySet<string>
   readonly #compressed: Promise<readonly CompressedFamily[]>
   readonly #byteLength: Readonly<Record<ExpositionFormat, number>>
   #inflating: Promise<ReadonlyMap<DeflatedSegment, Buffer>> | undefined
@@ -132,7 +131,7 @@ export class ExpositionBlock {
   }
 
   private constructor(
-    keys: readonly FamilyKey[],
+    keys: readonly string[],
     compressed: Promise<readonly CompressedFamily[]>,
     lengths: Record<ExpositionFormat, number>,
   ) {

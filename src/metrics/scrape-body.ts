@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from './exposition.js'
 import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip-segments.js'
-import type { ScrapeContent } from './registry.js'
+import type { ScrapeContent } from './scrape-assembler.js'
 
 /**
  * A response body as buffers to send in order; blocks' buffers are shared, never copied. An

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib'
-import { writeSnapshotSeries } from '../../src/collectors/usage.js'
+import { catalogue } from '../../src/collectors/catalogue.js'
 import { UsageExposition } from '../../src/collectors/usage-exposition.js'
+import { writeSnapshotSeries } from '../../src/collectors/usage-series.js'
 import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from '../../src/metrics/exposition.js'
 import type { ExpositionBlock } from '../../src/metrics/exposition-block.js'
 import { crc32Combine, deflateSegment, gzipMember } from '../../src/metrics/gzip-segments.js'
@@ -59,7 +60,7 @@ function singleMemberText(body: Buffer): string {
 test('the block holds byte for byte what the per-scrape renderer writes, in both formats', async () => {
   const { snapshot } = generateSnapshot({ buckets: manyNames(3000), objectsPerBucket: 12 })
   const block = await new UsageExposition('objstore').blockFor(snapshot)
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   writeSnapshotSeries(set, snapshot)
   const families = set.toExposition('objstore')
   assert.ok((await block.deflated('text')).length > families.length * 2, 'large families span several chunks')
@@ -96,9 +97,9 @@ test('the block with odd bucket names is promtool-clean', { skip: promtoolSkipRe
 test('a compressed scrape body is one gzip member holding exactly the uncompressed body', async () => {
   const { snapshot } = generateSnapshot({ buckets: manyNames(500), objectsPerBucket: 8 })
   const block = await new UsageExposition('objstore').blockFor(snapshot)
-  const own = new MetricSet()
-  own.set('exporterBuildInfo', { version: '1.2.3', node_version: 'v20' }, 1)
-  own.set('usageLastActivityNanoSeconds', {}, 5e9)
+  const own = new MetricSet(catalogue)
+  own.set('exporter_build_info', { version: '1.2.3', node_version: 'v20' }, 1)
+  own.set('usage_last_activity_nano_seconds', {}, 5e9)
   own.attach(block)
   const content = { families: own.toExposition('objstore'), blocks: own.blocks }
   for (const format of FORMATS) {
@@ -119,10 +120,10 @@ test('a compressed scrape body is one gzip member holding exactly the uncompress
 
 test('a family written both in a block and per scrape is refused rather than repeated', async () => {
   const { snapshot } = generateSnapshot({ buckets: 3, objectsPerBucket: 1 })
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   set.attach(await new UsageExposition('objstore').blockFor(snapshot))
-  set.set('sourceUp', { source: 's3' }, 1)
-  assert.throws(() => set.toExposition('objstore'), /sourceUp/)
+  set.set('source_up', { source: 's3' }, 1)
+  assert.throws(() => set.toExposition('objstore'), /source_up/)
 })
 
 test('a snapshot is rendered once, and a new snapshot anew', async () => {
@@ -139,7 +140,7 @@ test('a snapshot is rendered once, and a new snapshot anew', async () => {
 test('the text is inflated again, identical, whether held, replaced or read from a retired block', async () => {
   const exposition = new UsageExposition('objstore')
   const expected = (snapshot: UsageSnapshot, format: ExpositionFormat) => {
-    const set = new MetricSet()
+    const set = new MetricSet(catalogue)
     writeSnapshotSeries(set, snapshot)
     return renderFamilies(set.toExposition('objstore'), format)
   }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { catalogue, familyKeys } from '../../src/metrics/catalogue.js'
-import { MetricSet, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
+import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { drivesFamilies } from '../../src/collectors/drives.js'
+import { MetricSet, UndeclaredFamilyError, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
 
 test('catalogue: names are unique, valid and counters end in _total', () => {
-  const names = familyKeys.map((key) => catalogue[key].name)
+  const names = familyNames.map((key) => catalogue[key].name)
   assert.equal(new Set(names).size, names.length)
-  for (const key of familyKeys) {
+  for (const key of familyNames) {
     const { name, type, help, labels } = catalogue[key]
     assert.match(name, /^[a-z_][a-z0-9_]*$/, key)
     assert.ok(help.length > 10, `${key} has help`)
@@ -17,10 +18,10 @@ test('catalogue: names are unique, valid and counters end in _total', () => {
 })
 
 test('a family is emitted under the namespace only when it has samples, in catalogue order', () => {
-  const set = new MetricSet()
-  set.set('clusterDriveTotal', {}, 2)
-  set.set('nodeDriveOnline', { drive: '/b' }, 0)
-  set.set('nodeDriveOnline', { drive: '/a' }, 1)
+  const set = new MetricSet(catalogue)
+  set.set('cluster_drive_total', {}, 2)
+  set.set('node_drive_online', { drive: '/b' }, 0)
+  set.set('node_drive_online', { drive: '/a' }, 1)
   const families = set.toExposition('minio')
   assert.deepEqual(
     families.map((family) => family.name),
@@ -30,23 +31,23 @@ test('a family is emitted under the namespace only when it has samples, in catal
 })
 
 test('labels that differ from the declaration are refused at emission', () => {
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   assert.throws(
     // @ts-expect-error: the type system refuses it too; this checks the runtime guard.
-    () => set.set('nodeDriveOnline', { disk: '/a' }, 1),
+    () => set.set('node_drive_online', { disk: '/a' }, 1),
     UndeclaredLabelsError,
   )
   assert.throws(
     // @ts-expect-error: an extra label.
-    () => set.set('clusterDriveTotal', { drive: '/a' }, 1),
+    () => set.set('cluster_drive_total', { drive: '/a' }, 1),
     UndeclaredLabelsError,
   )
 })
 
 test('a histogram becomes cumulative _bucket samples with +Inf, _sum and _count', () => {
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   set.histogram(
-    'bucketObjectSizeBytes',
+    'bucket_object_size_bytes',
     { bucket: 'photos' },
     { upperBounds: [1024, 1048576], cumulativeCounts: [2, 3], sum: 5000000, count: 4 },
   )
@@ -62,4 +63,25 @@ test('a histogram becomes cumulative _bucket samples with +Inf, _sum and _count'
       ['objstore_bucket_object_size_bytes_count', '', 4],
     ],
   )
+})
+
+test('a family is named once: its key is its Prometheus name', () => {
+  for (const name of familyNames) assert.equal(catalogue[name].name, name)
+})
+
+test('a set accepts only the families it was given', () => {
+  const set = new MetricSet(drivesFamilies)
+  set.set('cluster_drive_total', {}, 1)
+  assert.throws(
+    // @ts-expect-error: not a drives family; the runtime guard refuses it as well.
+    () => set.set('cluster_bucket_total', {}, 1),
+    UndeclaredFamilyError,
+  )
+  const wider = new MetricSet(catalogue)
+  wider.absorb(set)
+  assert.deepEqual(
+    wider.samples('cluster_drive_total').map((sample) => sample.value),
+    [1],
+  )
+  assert.throws(() => set.absorb(wider), UndeclaredFamilyError, 'a narrower set cannot take a wider one')
 })
