@@ -1,5 +1,5 @@
 import client from 'prom-client'
-import type { ExpositionFamily, ExpositionType } from '../metrics/exposition.js'
+import type { ExpositionFamily, ExpositionType } from '../metrics/exposition/format.js'
 
 /**
  * Runtime families that prom-client's default metrics produce; declared here by prefix because

@@ -5,9 +5,9 @@
  * go back with their memory transferred, not copied.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { BlockWriter } from '../metrics/block-writer.js'
-import { type CompressedFamily, compressFamilySync } from '../metrics/exposition-block.js'
-import { type DeflatedSegment, deflateSegmentSync } from '../metrics/gzip-segments.js'
+import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
+import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
+import { BlockWriter } from '../metrics/exposition/writer.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import { usageCollectorFamilies, writeBucketSeries } from './usage-series.js'
 

@@ -1,5 +1,5 @@
-import type { ExpositionFamily, ExpositionSample } from './exposition.js'
-import type { ExpositionBlock } from './exposition-block.js'
+import type { ExpositionBlock } from './exposition/block.js'
+import type { ExpositionFamily, ExpositionSample } from './exposition/format.js'
 import {
   type Families,
   type FamilyName,

@@ -5,11 +5,15 @@ import { crc32, gunzipSync, inflateRawSync } from 'node:zlib'
 import { catalogue } from '../../src/collectors/catalogue.js'
 import { UsageExposition } from '../../src/collectors/usage-exposition.js'
 import { writeSnapshotSeries } from '../../src/collectors/usage-series.js'
-import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from '../../src/metrics/exposition.js'
-import type { ExpositionBlock } from '../../src/metrics/exposition-block.js'
-import { crc32Combine, deflateSegment, gzipMember } from '../../src/metrics/gzip-segments.js'
+import type { ExpositionBlock } from '../../src/metrics/exposition/block.js'
+import { scrapeBody } from '../../src/metrics/exposition/body.js'
+import {
+  type ExpositionFormat,
+  OPENMETRICS_EOF,
+  renderFamilies,
+} from '../../src/metrics/exposition/format.js'
+import { crc32Combine, deflateSegment, gzipMember } from '../../src/metrics/exposition/gzip.js'
 import { MetricSet } from '../../src/metrics/metric-set.js'
-import { scrapeBody } from '../../src/metrics/scrape-body.js'
 import type { UsageSnapshot } from '../../src/scanner/snapshot.js'
 import { parseExposition } from '../support/exposition.js'
 import { idiomaticRegistry, snapshotContent } from '../support/prom-client-usage.js'

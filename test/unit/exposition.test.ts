@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { negotiateFormat, renderFamily } from '../../src/metrics/exposition.js'
+import { negotiateFormat, renderFamily } from '../../src/metrics/exposition/format.js'
 import { parseExposition } from '../support/exposition.js'
 
 test('label values and help are escaped as the text format requires', () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition.js'
-import type { ScrapeAssembler } from '../../metrics/scrape-assembler.js'
-import { scrapeBody } from '../../metrics/scrape-body.js'
+import { scrapeBody } from '../../metrics/exposition/body.js'
+import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition/format.js'
+import type { ScrapeAssembler } from '../../metrics/exposition/scrape-assembler.js'
 import { scrapeBudgetMs } from '../scrape-budget.js'
 
 export interface MetricsRouteOptions {

@@ -1,19 +1,19 @@
-import { escapeLabelValue, familyHeader, formatValue } from './exposition.js'
-import type { BlockFamily } from './exposition-block.js'
 import {
   type Families,
   type FamilyNameOfType,
   fullName,
   type LabelsOf,
   type SettableName,
-} from './families.js'
+} from '../families.js'
 import {
   formatBound,
   type HistogramSnapshot,
   type MetricSink,
   UndeclaredFamilyError,
   UndeclaredLabelsError,
-} from './metric-set.js'
+} from '../metric-set.js'
+import type { BlockFamily } from './block.js'
+import { escapeLabelValue, familyHeader, formatValue } from './format.js'
 
 interface PendingFamily {
   readonly key: string

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util'
 import { constants, inflateRaw as inflateRawCallback } from 'node:zlib'
-import type { ExpositionFormat } from './exposition.js'
-import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip-segments.js'
+import type { ExpositionFormat } from './format.js'
+import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip.js'
 
 const inflateRaw = promisify(inflateRawCallback)
 
@@ -79,7 +79,7 @@ async function compressFamily(
 /**
  * Families rendered once and served by every scrape as they are, in both formats (the sample lines
  * are shared, only the header lines differ): compressed as deflate segments, ready to be laid
- * into a gzip body next to the scrape's own parts (gzip-segments.ts). The text a client without
+ * into a gzip body next to the scrape's own parts (gzip.ts). The text a client without
  * gzip asks for is inflated back from the segments (HeldText above: one text at most, whatever
  * the clients).
  */

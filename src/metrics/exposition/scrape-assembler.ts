@@ -1,6 +1,6 @@
-import type { ExpositionFamily } from './exposition.js'
-import type { ExpositionBlock } from './exposition-block.js'
-import type { MetricSet } from './metric-set.js'
+import type { MetricSet } from '../metric-set.js'
+import type { ExpositionBlock } from './block.js'
+import type { ExpositionFamily } from './format.js'
 
 /** What one scrape serves: families rendered for it, and blocks rendered before it. */
 export interface ScrapeContent {
