@@ -1,13 +1,5 @@
 import type { ExpositionBlock } from './exposition/block.js'
-import type { ExpositionFamily, ExpositionSample } from './exposition/format.js'
-import {
-  type Families,
-  type FamilyName,
-  type FamilyNameOfType,
-  fullName,
-  type LabelsOf,
-  type SettableName,
-} from './families.js'
+import type { Families, FamilyName, FamilyNameOfType, LabelsOf, SettableName } from './families.js'
 
 export interface GaugeSample {
   readonly labels: Readonly<Record<string, string>>
@@ -138,27 +130,25 @@ export class MetricSet<F extends Families = Families> implements MetricSink<F> {
   }
 
   /**
-   * The families with samples, in declaration order, named under `namespace`; the attached blocks'
-   * families come separately (`blocks`). Throws if a family is in both, which would repeat it.
+   * Writes every sample into `sink` (the exposition writer), family by family in declaration order;
+   * the attached blocks' families come separately (`blocks`). Throws if a family is in both,
+   * which would repeat it.
    */
-  toExposition(namespace: string): ExpositionFamily[] {
-    const families: ExpositionFamily[] = []
-    for (const [key, definition] of Object.entries(this.#families)) {
-      const block = this.#blocks.find((candidate) => candidate.keys.has(key))
-      if (block && (this.#values.has(key) || this.#histograms.has(key))) {
-        throw new Error(`${key}: samples written next to a rendered block holding the family`)
+  writeTo(sink: MetricSink<F>): void {
+    for (const name of Object.keys(this.#families)) {
+      const values = this.#values.get(name)
+      const histograms = this.#histograms.get(name)
+      if (!values && !histograms) continue
+      if (this.#blocks.some((block) => block.keys.has(name))) {
+        throw new Error(`${name}: samples written next to a rendered block holding the family`)
       }
-      const name = fullName(namespace, key)
-      const samples: ExpositionSample[] = []
-      for (const { labels, value } of this.#values.get(key) ?? []) {
-        samples.push({ name, labels: Object.entries(labels), value })
+      // The set checked names and labels as they were written.
+      const untyped = sink as unknown as MetricSink<Families>
+      for (const { labels, value } of values ?? []) untyped.set(name as never, labels as never, value)
+      for (const { labels, histogram } of histograms ?? []) {
+        untyped.histogram(name as never, labels as never, histogram)
       }
-      for (const { labels, histogram } of this.#histograms.get(key) ?? []) {
-        samples.push(...histogramSamples(name, Object.entries(labels), histogram))
-      }
-      if (samples.length > 0) families.push({ name, help: definition.help, type: definition.type, samples })
     }
-    return families
   }
 
   #check(name: string, labels: Readonly<Record<string, string>>): void {
@@ -179,25 +169,4 @@ export function checkLabels(
       `${definition.name}: labels {${given.join(',')}} do not match the declaration's {${declared.join(',')}}`,
     )
   }
-}
-
-export function histogramSamples(
-  name: string,
-  labels: ReadonlyArray<readonly [string, string]>,
-  histogram: HistogramSnapshot,
-): ExpositionSample[] {
-  const samples: ExpositionSample[] = histogram.upperBounds.map((bound, index) => ({
-    name: `${name}_bucket`,
-    labels: [...labels, ['le', formatBound(bound)]],
-    value: histogram.cumulativeCounts[index] ?? 0,
-  }))
-  samples.push({ name: `${name}_bucket`, labels: [...labels, ['le', '+Inf']], value: histogram.count })
-  samples.push({ name: `${name}_sum`, labels, value: histogram.sum })
-  samples.push({ name: `${name}_count`, labels, value: histogram.count })
-  return samples
-}
-
-/** `le` values as Prometheus clients write them: integers without a fraction, no exponent below 1e21. */
-export function formatBound(bound: number): string {
-  return Number.isFinite(bound) ? String(bound) : bound > 0 ? '+Inf' : '-Inf'
 }

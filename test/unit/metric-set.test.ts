@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { drivesFamilies } from '../../src/collectors/drives.js'
+import { renderScrape } from '../../src/metrics/exposition/scrape-assembler.js'
+import { familyParts } from '../../src/metrics/exposition/writer.js'
 import { MetricSet, UndeclaredFamilyError, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
+
+/** The set as one scrape renders it, in the text format. */
+function scrapeText(set: MetricSet, namespace: string): string {
+  return Buffer.concat(familyParts(renderScrape(set, namespace).families, 'text')).toString('utf8')
+}
 
 test('catalogue: names are unique, valid and counters end in _total', () => {
   const names = familyNames.map((key) => catalogue[key].name)
@@ -22,12 +29,12 @@ test('a family is emitted under the namespace only when it has samples, in catal
   set.set('cluster_drive_total', {}, 2)
   set.set('node_drive_online', { drive: '/b' }, 0)
   set.set('node_drive_online', { drive: '/a' }, 1)
-  const families = set.toExposition('minio')
+  const text = scrapeText(set, 'minio')
   assert.deepEqual(
-    families.map((family) => family.name),
+    [...text.matchAll(/^# TYPE (\S+)/gm)].map((match) => match[1]),
     ['minio_node_drive_online', 'minio_cluster_drive_total'],
   )
-  assert.equal(families[0]?.samples.length, 2)
+  assert.equal(text.match(/^minio_node_drive_online\{/gm)?.length, 2)
 })
 
 test('labels that differ from the declaration are refused at emission', () => {
@@ -51,16 +58,16 @@ test('a histogram becomes cumulative _bucket samples with +Inf, _sum and _count'
     { bucket: 'photos' },
     { upperBounds: [1024, 1048576], cumulativeCounts: [2, 3], sum: 5000000, count: 4 },
   )
-  const [family] = set.toExposition('objstore')
-  assert.equal(family?.type, 'histogram')
+  const text = scrapeText(set, 'objstore')
+  assert.match(text, /^# TYPE objstore_bucket_object_size_bytes histogram$/m)
   assert.deepEqual(
-    family?.samples.map((sample) => [sample.name, Object.fromEntries(sample.labels).le ?? '', sample.value]),
+    text.split('\n').filter((line) => line && !line.startsWith('#')),
     [
-      ['objstore_bucket_object_size_bytes_bucket', '1024', 2],
-      ['objstore_bucket_object_size_bytes_bucket', '1048576', 3],
-      ['objstore_bucket_object_size_bytes_bucket', '+Inf', 4],
-      ['objstore_bucket_object_size_bytes_sum', '', 5000000],
-      ['objstore_bucket_object_size_bytes_count', '', 4],
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="1024"} 2',
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="1048576"} 3',
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="+Inf"} 4',
+      'objstore_bucket_object_size_bytes_sum{bucket="photos"} 5000000',
+      'objstore_bucket_object_size_bytes_count{bucket="photos"} 4',
     ],
   )
 })

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream'
-import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from './format.js'
+import { type ExpositionFormat, OPENMETRICS_EOF } from './format.js'
 import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip.js'
 import type { ScrapeContent } from './scrape-assembler.js'
+import { familyParts } from './writer.js'
 
 /**
  * A response body as buffers to send in order; blocks' buffers are shared, never copied. An
@@ -28,7 +29,7 @@ export async function scrapeBody(
   format: ExpositionFormat,
   compress: boolean,
 ): Promise<ScrapeBody> {
-  const head = Buffer.from(renderFamilies(content.families, format), 'utf8')
+  const head = Buffer.concat(familyParts(content.families, format))
   const eof = format === 'openmetrics'
   if (compress) {
     eofSegment ??= deflateSegment(EOF_BUFFER)

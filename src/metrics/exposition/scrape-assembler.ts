@@ -1,11 +1,13 @@
+import type { Families } from '../families.js'
 import type { MetricSet } from '../metric-set.js'
-import type { ExpositionBlock } from './block.js'
+import type { BlockFamily, ExpositionBlock } from './block.js'
 import type { ExpositionFamily } from './format.js'
+import { ExpositionWriter } from './writer.js'
 
 /** What one scrape serves: families rendered for it, and blocks rendered before it. */
 export interface ScrapeContent {
-  /** The exporter's own families (collectors plus build info) and the runtime families. */
-  readonly families: readonly ExpositionFamily[]
+  /** The exporter's own families (collectors plus build info) and the runtime families, rendered. */
+  readonly families: readonly BlockFamily[]
   /** Families rendered ahead (a snapshot's usage families), served after `families`. */
   readonly blocks: readonly ExpositionBlock[]
 }
@@ -18,6 +20,26 @@ export interface ScrapeCollection {
 /** Families kept outside the collectors' declarations (prom-client's runtime families). */
 export interface ForeignFamilies {
   families(): Promise<ExpositionFamily[]>
+}
+
+/** A scrape's own families are a few lines each: small first buffers. */
+const SCRAPE_FIRST_CHUNK_BYTES = 256
+
+/**
+ * Renders one scrape's content with the one writer: the set's families named under `namespace`
+ * in declaration order, then `foreign` families as they are; the set's blocks come as rendered.
+ */
+export function renderScrape(
+  set: MetricSet,
+  namespace: string,
+  foreign: readonly ExpositionFamily[] = [],
+): ScrapeContent {
+  const writer = new ExpositionWriter<Families>(namespace, set.families, {
+    firstChunkBytes: SCRAPE_FIRST_CHUNK_BYTES,
+  })
+  set.writeTo(writer)
+  for (const family of foreign) writer.writeFamily(family)
+  return { families: writer.families(), blocks: set.blocks }
 }
 
 /**
@@ -41,9 +63,6 @@ export class ScrapeAssembler {
       this.#collection.run(budgetMs),
       this.#runtime.families(),
     ])
-    return {
-      families: [...collected.toExposition(this.#namespace), ...runtimeFamilies],
-      blocks: collected.blocks,
-    }
+    return renderScrape(collected, this.#namespace, runtimeFamilies)
   }
 }

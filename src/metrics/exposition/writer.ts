@@ -6,41 +6,63 @@ import {
   type SettableName,
 } from '../families.js'
 import {
-  formatBound,
   type HistogramSnapshot,
   type MetricSink,
   UndeclaredFamilyError,
   UndeclaredLabelsError,
 } from '../metric-set.js'
 import type { BlockFamily } from './block.js'
-import { escapeLabelValue, familyHeader, formatValue } from './format.js'
+import {
+  type ExpositionFamily,
+  type ExpositionFormat,
+  type ExpositionType,
+  escapeLabelValue,
+  familyHeader,
+  formatBound,
+  formatValue,
+  labelPairs,
+} from './format.js'
 
 interface PendingFamily {
   readonly key: string
   /** Full name, namespace included. */
   readonly name: string
+  readonly help: string
+  readonly type: ExpositionType
   readonly labelNames: readonly string[]
   readonly bytes: ByteChunks
 }
 
 /**
- * A MetricSink that renders what is written into it as exposition text, straight into buffers,
- * one set per family: no long strings are built (joining and converting them would hold the
- * thread for tens of milliseconds), only one short string per line. families() gives them in
- * declaration order, with the declared help and type, exactly as renderFamilies() writes them.
+ * The one renderer of the exposition formats: a MetricSink that writes what is written into it as
+ * exposition text, straight into buffers, one set per family. No long strings are built (joining
+ * and converting them would hold the thread for tens of milliseconds), only one short string per
+ * line. A snapshot's families are rendered by it once (usage-render.ts and its worker), a scrape's
+ * own families by it on every scrape (scrape-assembler.ts), prom-client's runtime families
+ * included (writeFamily). families() gives the declared families in declaration order with their
+ * declared help and type, then the others in the order written, each with its header lines in
+ * both formats: the sample lines are the same in both.
  */
-export class BlockWriter<F extends Families> implements MetricSink<F> {
+export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   readonly #namespace: string
   readonly #declared: F
+  readonly #firstChunkBytes: number
   readonly #families = new Map<string, PendingFamily>()
+  /** Families written by writeFamily, in order. */
+  readonly #others: PendingFamily[] = []
   /** The last label set rendered: a bucket's labels object is reused for most of its series. */
   #lastLabels: object | undefined
   #lastNames: readonly string[] | undefined
   #lastPairs = ''
 
-  constructor(namespace: string, declared: F) {
+  /**
+   * `firstChunkBytes`: the first buffer of each family; the default suits a snapshot's families
+   * (thousands of lines), a scrape's own families (a few lines each) take a smaller one.
+   */
+  constructor(namespace: string, declared: F, options: { readonly firstChunkBytes?: number } = {}) {
     this.#namespace = namespace
     this.#declared = declared
+    this.#firstChunkBytes = options.firstChunkBytes ?? FIRST_CHUNK_BYTES
   }
 
   set<K extends SettableName<F>>(key: K, labels: LabelsOf<F, K>, value: number): void {
@@ -70,6 +92,26 @@ export class BlockWriter<F extends Families> implements MetricSink<F> {
   }
 
   /**
+   * A family outside the declaration, with its samples already named (prom-client's runtime
+   * families): written after the declared ones, its labels in the order given.
+   */
+  writeFamily(family: ExpositionFamily): void {
+    const pending: PendingFamily = {
+      key: family.name,
+      name: family.name,
+      help: family.help,
+      type: family.type,
+      labelNames: [],
+      bytes: new ByteChunks(this.#firstChunkBytes),
+    }
+    for (const sample of family.samples) {
+      const pairs = labelPairs(sample.labels)
+      pending.bytes.write(`${sample.name}${pairs ? `{${pairs}}` : ''} ${formatValue(sample.value)}\n`)
+    }
+    this.#others.push(pending)
+  }
+
+  /**
    * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
    * it goes instead of holding all the text); families() then gives the rest.
    */
@@ -82,22 +124,14 @@ export class BlockWriter<F extends Families> implements MetricSink<F> {
     return taken
   }
 
-  /** The families written, in declaration order, with their header lines in both formats. */
+  /** The families written: the declared in declaration order, then the others, with both headers. */
   families(): BlockFamily[] {
     const ordered: BlockFamily[] = []
-    for (const [key, { help, type }] of Object.entries(this.#declared)) {
+    for (const key of Object.keys(this.#declared)) {
       const family = this.#families.get(key)
-      if (!family) continue
-      const definition = { name: family.name, help, type }
-      ordered.push({
-        key,
-        headers: {
-          text: Buffer.from(familyHeader(definition, 'text'), 'utf8'),
-          openmetrics: Buffer.from(familyHeader(definition, 'openmetrics'), 'utf8'),
-        },
-        chunks: family.bytes.finish(),
-      })
+      if (family) ordered.push(finished(family))
     }
+    for (const family of this.#others) ordered.push(finished(family))
     return ordered
   }
 
@@ -109,8 +143,10 @@ export class BlockWriter<F extends Families> implements MetricSink<F> {
       family = {
         key,
         name: fullName(this.#namespace, key),
+        help: definition.help,
+        type: definition.type,
         labelNames: definition.labels,
-        bytes: new ByteChunks(),
+        bytes: new ByteChunks(this.#firstChunkBytes),
       }
       this.#families.set(key, family)
     }
@@ -136,14 +172,37 @@ export class BlockWriter<F extends Families> implements MetricSink<F> {
   }
 }
 
+function finished(family: PendingFamily): BlockFamily {
+  const text = familyHeader(family, 'text')
+  const openmetrics = familyHeader(family, 'openmetrics')
+  const textHeader = Buffer.from(text, 'utf8')
+  return {
+    key: family.key,
+    headers: {
+      text: textHeader,
+      openmetrics: openmetrics === text ? textHeader : Buffer.from(openmetrics, 'utf8'),
+    },
+    chunks: family.bytes.finish(),
+  }
+}
+
+/** The buffers of `families` in `format`, in order: each family's header lines, then its samples. */
+export function familyParts(families: readonly BlockFamily[], format: ExpositionFormat): Buffer[] {
+  return families.flatMap((family) => [family.headers[format], ...family.chunks])
+}
+
 const FIRST_CHUNK_BYTES = 16 << 10
 const MAX_CHUNK_BYTES = 256 << 10
 
 /** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
 class ByteChunks {
   readonly #chunks: Buffer[] = []
-  #current = Buffer.allocUnsafe(FIRST_CHUNK_BYTES)
+  #current: Buffer
   #used = 0
+
+  constructor(firstBytes: number) {
+    this.#current = Buffer.allocUnsafe(firstBytes)
+  }
 
   write(text: string): void {
     // UTF-8 takes at most three bytes per UTF-16 unit.
