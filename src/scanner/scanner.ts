@@ -1,3 +1,4 @@
+// long: scheduling, publishing and one scan round in one class; to be split in two (issue 12)
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'

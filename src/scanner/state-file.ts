@@ -1,3 +1,4 @@
+// long: two jobs of one format, the checked loading and the atomic writing; could split into load and save
 import { randomBytes } from 'node:crypto'
 import { lstat, open, readdir, readFile, readlink, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'

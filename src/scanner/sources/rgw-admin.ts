@@ -1,4 +1,6 @@
 /**
+ * long: the parser of bucket-stats answers and the signed admin client; to split with the rgw source folder (issue 12)
+ *
  * A client for the Ceph RADOS Gateway admin API's bucket statistics:
  * `GET /admin/bucket?stats=true&format=json`, SigV4-signed (service `s3`) with the same access key
  * as the S3 API. The key's user needs the admin cap `buckets=read`.

@@ -1,3 +1,4 @@
+// long: client set-up, four pagination loops and error classification; to become a source folder with one paged iterator (issue 12)
 import { Readable } from 'node:stream'
 import {
   ListBucketsCommand,

@@ -1,0 +1,128 @@
+/**
+ * Import rules of src/ (issue 12), checked by `npm run check:deps` in .ci/run.
+ *
+ * The layers, lowest first; a module imports its own layer and those below it, never above:
+ *
+ *   version.ts, worker-threads.ts    leaves: import nothing of src
+ *   config/                          parsed settings: imports nothing of the other layers
+ *   logging/, security/              over config only (and the leaves); not each other
+ *   scanner/                         sources and snapshots: config, the leaves
+ *   metrics/                         exposition (format, writer, block, gzip, body): the leaves
+ *   collectors/                      families from snapshots and probes: scanner, metrics, logging
+ *   server/                          routes and pages: anything but the composition root
+ *   app.ts, exporter.ts, main.ts,    the composition root: imported by nothing in a folder
+ *   healthcheck.ts
+ *
+ * The issue's data flow, config -> sources -> snapshot -> collectors -> exposition -> server, is
+ * what these arrows allow; metrics/ sits below collectors/ because collectors write into metric
+ * sets, and the exposition must not know who fills them.
+ *
+ * Violations known when the rules were written are listed in
+ * .dependency-cruiser-known-violations.json and tolerated (`--ignore-known`) until they are fixed;
+ * any other one fails. When one is fixed, regenerate the list (`npm run check:deps:baseline`) so
+ * it cannot come back unnoticed; never add to it by hand.
+ */
+
+/** Everything of src outside `folder`, but the leaves. */
+const OTHER_LAYERS = '^src/(?!(version|worker-threads)\\.ts$)'
+const ROOT = '^src/(app|exporter|main|healthcheck)\\.ts$'
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle: the modules cannot be understood, tested or split one at a time.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'leaves-import-nothing',
+      severity: 'error',
+      comment: 'version.ts and worker-threads.ts are used by every layer, so they import none.',
+      from: { path: '^src/(version|worker-threads)\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'config-imports-no-other-layer',
+      severity: 'error',
+      comment: 'config holds parsed values; everything reads it, it reads nothing of them.',
+      from: { path: '^src/config/' },
+      to: { path: OTHER_LAYERS, pathNot: '^src/config/' },
+    },
+    {
+      name: 'logging-security-over-config-only',
+      severity: 'error',
+      comment: 'Logging and the server security parts are built from config alone.',
+      from: { path: '^src/(logging|security)/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/$1/'] },
+    },
+    {
+      name: 'scanner-below-collectors',
+      severity: 'error',
+      comment: 'Sources and the scanner make snapshots; they know nothing of who exposes them.',
+      from: { path: '^src/scanner/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/scanner/', '^src/config/'] },
+    },
+    {
+      name: 'metrics-below-collectors',
+      severity: 'error',
+      comment: 'The exposition renders families and samples; it never imports who produces them.',
+      from: { path: '^src/metrics/' },
+      to: { path: OTHER_LAYERS, pathNot: '^src/metrics/' },
+    },
+    {
+      name: 'collectors-below-server',
+      severity: 'error',
+      comment: 'Collectors read snapshots and probes into metric sets; serving them is above.',
+      from: { path: '^src/collectors/' },
+      to: {
+        path: OTHER_LAYERS,
+        pathNot: ['^src/collectors/', '^src/scanner/', '^src/metrics/', '^src/logging/', '^src/config/'],
+      },
+    },
+    {
+      name: 'server-below-the-root',
+      severity: 'error',
+      comment: 'Routes and pages are given what they show; only the composition root assembles.',
+      from: { path: '^src/server/' },
+      to: { path: ROOT },
+    },
+    {
+      name: 'src-not-to-tests-or-tools',
+      severity: 'error',
+      comment: 'Shipped code never imports tests, benches or scripts.',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'src-not-to-dev-dependencies',
+      severity: 'error',
+      comment: 'The image installs production dependencies only.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports are dependencies of the design too (the known usage circle is one).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+}
