@@ -173,17 +173,34 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
 }
 
 function finished(family: PendingFamily): BlockFamily {
-  const text = familyHeader(family, 'text')
-  const openmetrics = familyHeader(family, 'openmetrics')
-  const textHeader = Buffer.from(text, 'utf8')
-  return {
-    key: family.key,
-    headers: {
+  return { key: family.key, headers: headersOf(family), chunks: family.bytes.finish() }
+}
+
+type Headers = Readonly<Record<ExpositionFormat, Buffer>>
+
+/**
+ * Header lines by name, help and type: the same few dozen families are written on every scrape.
+ * Bounded: emptied when full (it never is: families are declared, runtime ones fixed).
+ */
+const headerCache = new Map<string, Headers>()
+const HEADER_CACHE_ENTRIES = 4096
+
+/** A family's header lines in both formats (one buffer when they are the same). */
+function headersOf(family: PendingFamily): Headers {
+  const cacheKey = `${family.name}\n${family.type}\n${family.help}`
+  let headers = headerCache.get(cacheKey)
+  if (!headers) {
+    const text = familyHeader(family, 'text')
+    const openmetrics = familyHeader(family, 'openmetrics')
+    const textHeader = Buffer.from(text, 'utf8')
+    headers = {
       text: textHeader,
       openmetrics: openmetrics === text ? textHeader : Buffer.from(openmetrics, 'utf8'),
-    },
-    chunks: family.bytes.finish(),
+    }
+    if (headerCache.size >= HEADER_CACHE_ENTRIES) headerCache.clear()
+    headerCache.set(cacheKey, headers)
   }
+  return headers
 }
 
 /** The buffers of `families` in `format`, in order: each family's header lines, then its samples. */
@@ -193,6 +210,8 @@ export function familyParts(families: readonly BlockFamily[], format: Exposition
 
 const FIRST_CHUNK_BYTES = 16 << 10
 const MAX_CHUNK_BYTES = 256 << 10
+/** Buffers up to this size come from Node's pool (Buffer.poolSize / 2) and are not copied at the end. */
+const SMALL_CHUNK_BYTES = Buffer.poolSize >>> 1
 
 /** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
 class ByteChunks {
@@ -217,7 +236,10 @@ class ByteChunks {
 
   /** The written bytes; the last buffer is copied to its size, so no unused memory stays held. */
   finish(): Buffer[] {
-    if (this.#used > 0) {
+    if (this.#used > 0 && this.#current.length <= SMALL_CHUNK_BYTES) {
+      // A small buffer (a scrape's own family) is a slice of Node's shared pool: kept as it is.
+      this.#chunks.push(this.#current.subarray(0, this.#used))
+    } else if (this.#used > 0) {
       const written = Buffer.allocUnsafeSlow(this.#used)
       this.#current.copy(written, 0, 0, this.#used)
       this.#chunks.push(written)
