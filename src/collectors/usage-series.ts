@@ -1,3 +1,9 @@
+/*
+ * The usage collector's families and the code that writes them from a snapshot: used per scrape
+ * (the snapshot's age) and per snapshot (everything else, rendered once: usage-render.ts and its
+ * worker).
+ */
+
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import {
@@ -9,12 +15,6 @@ import {
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
-
-/**
- * The usage collector's families and the code that writes them from a snapshot: used per scrape
- * (the snapshot's age) and per snapshot (everything else, rendered once: usage-render.ts and its
- * worker).
- */
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
 export const usageFamilies = describe('usage', {
