@@ -18,6 +18,7 @@ import { waitFor } from '../support/wait-for.js'
  */
 
 const HOUR_MS = 3_600_000
+const KEEP_ALIVE_MS = 30_000
 
 function scannerFor(
   t: { after: (fn: () => Promise<void>) => void },
@@ -36,11 +37,12 @@ function scannerFor(
     ...options,
   })
   // The scanner's timers are unref'd (in the exporter the server holds the process open): this
-  // stands in for the server while the test waits on them.
-  const keepAlive = setInterval(() => undefined, HOUR_MS)
+  // stands in for the server while the test waits on them, bounded so that a failed hook cannot
+  // hold the test process open.
+  const keepAlive = setTimeout(() => undefined, KEEP_ALIVE_MS)
   t.after(async () => {
+    clearTimeout(keepAlive)
     await scanner.close()
-    clearInterval(keepAlive)
   })
   return { scanner, log }
 }
