@@ -27,6 +27,12 @@
 /** Everything of src outside `folder`, but the leaves. */
 const OTHER_LAYERS = '^src/(?!(version|worker-threads)\\.ts$)'
 const ROOT = '^src/(app|exporter|main|healthcheck)\\.ts$'
+/**
+ * The usage sources' declarations: the source list, and each source folder's entry (index.ts) and
+ * variables (settings.ts). The config schema is derived from them, so config may import them; in
+ * turn they import only config, one another and their own source's implementation lazily.
+ */
+const SOURCE_DECLARATIONS = '^src/scanner/sources/(list|definition|[^/]+/(index|settings))\\.ts$'
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,9 +55,28 @@ module.exports = {
       name: 'config-imports-no-other-layer',
       severity: 'error',
       comment:
-        'config holds parsed values; everything reads it, it reads nothing of them. One exception: the log targets own their variables (issue 12), and src/logging/settings.ts is their declaration list, from which the schema is assembled.',
+        'config holds parsed values; everything reads it, it reads nothing of them. Exceptions: the declarations its schema is assembled from, src/logging/settings.ts (the log targets own their variables) and the usage sources\' declarations (issue 12).',
       from: { path: '^src/config/' },
-      to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/logging/settings\\.ts$'] },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/logging/settings\\.ts$', SOURCE_DECLARATIONS] },
+    },
+    {
+      name: 'source-declarations-stay-light',
+      severity: 'error',
+      comment:
+        'The config loads the sources\' declarations: they import config and one another, and a source\'s implementation (the AWS SDK, undici) only by a dynamic import when it is chosen.',
+      from: { path: SOURCE_DECLARATIONS },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/config/', SOURCE_DECLARATIONS, '^src/scanner/sources/types\\.ts$'],
+        dependencyTypesNot: ['dynamic-import'],
+      },
+    },
+    {
+      name: 'source-declarations-no-packages',
+      severity: 'error',
+      comment: 'A source declaration imports no package but the schema builder (and types).',
+      from: { path: SOURCE_DECLARATIONS },
+      to: { dependencyTypes: ['npm'], pathNot: 'node_modules/@sinclair/typebox/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'logging-security-over-config-only',

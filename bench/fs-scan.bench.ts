@@ -49,11 +49,11 @@ function timeDu(root: string): number {
 }
 
 type ScannerModule = typeof import('../src/scanner/scanner.js')
-type FsSourceModule = typeof import('../src/scanner/sources/fs.js')
+type FsSourceModule = typeof import('../src/scanner/sources/fs/source.js')
 
 const build = benchBuild()
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
-const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs.js')
+const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs/source.js')
 
 async function timeScan(root: string, expected: { files: number; bytes: number }): Promise<number> {
   const scanner = new UsageScanner({

@@ -1,7 +1,7 @@
 import { type Config, ConfigError, type ConfigWarning, loadConfiguration } from './config/load.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
-import { settleStuckWalks, stuckWalks } from './scanner/walk-pool.js'
+import { settleStuckWalks, stuckWalks } from './scanner/sources/fs/walk-pool.js'
 import { VERSION } from './version.js'
 
 /** Entry point: everything that touches process state (env, signals, exit codes) lives here. */

@@ -3,7 +3,7 @@ import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
-import { scannerProblems } from './env/scanner.js'
+import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
 import {
   CREDENTIAL_URL_VARIABLES,
@@ -16,12 +16,15 @@ import { type PropertySchema, patternMeaning } from './schema-helpers.js'
 import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
 
-/** Validated configuration: the environment variables, with DRIVES and LOG_TARGETS parsed into lists. */
+/**
+ * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
+ * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
+ */
 export type Config = Readonly<
-  Omit<Env, 'DRIVES' | 'LOG_TARGETS'> & {
+  Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
-  }
+  } & BucketSelection
 >
 
 /** Start-up refused: one line per bad variable, ready to print as is. */
@@ -208,9 +211,10 @@ function checkRelations(raw: Env): Config {
   }
   const logging = checkLoggingEnv(raw)
   problems.push(...logging.problems)
-  problems.push(...scannerProblems(raw))
+  const { selection, problems: selectionProblems } = parseBucketSelection(raw)
+  problems.push(...selectionProblems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets })
+  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

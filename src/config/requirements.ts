@@ -1,21 +1,14 @@
+import { SOURCE_REQUIREMENTS } from '../scanner/sources/list.js'
 import type { Env } from './schema.js'
+import type { Requirement as GenericRequirement } from './schema-helpers.js'
 
-/**
- * A variable that must be set in some mode. An empty variable means unset (so defaults apply),
- * which is why a required one must be named when it is empty rather than silently defaulted.
- */
-export interface Requirement {
-  readonly variable: keyof Env
-  /** The mode, in words, for the error line: "required when <when>". */
-  readonly when: string
-  readonly applies: (env: Env) => boolean
-  /** An environment that puts the exporter in that mode; the configuration tests sweep these. */
-  readonly example: Readonly<Record<string, string>>
-}
+/** A variable that must be set in some mode (see schema-helpers.ts). */
+export type Requirement = GenericRequirement<Env>
 
 /** Pairs of which at most one may be set. */
 export type Exclusion = readonly [keyof Env, keyof Env]
 
+/** TLS, then each usage source's own (declared in its folder). */
 export const REQUIREMENTS: readonly Requirement[] = [
   {
     variable: 'TLS_KEY_FILE',
@@ -35,24 +28,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     applies: (env) => env.TLS_CLIENT_CA_FILE !== '',
     example: { TLS_CLIENT_CA_FILE: '/tls/ca.crt' },
   },
-  {
-    variable: 'S3_SECRET_ACCESS_KEY',
-    when: 'S3_ACCESS_KEY_ID is set',
-    applies: (env) => env.S3_ACCESS_KEY_ID !== '',
-    example: { S3_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE' },
-  },
-  {
-    variable: 'S3_ACCESS_KEY_ID',
-    when: 'S3_SECRET_ACCESS_KEY is set',
-    applies: (env) => env.S3_SECRET_ACCESS_KEY !== '',
-    example: { S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
-  },
-  {
-    variable: 'S3_ENDPOINT',
-    when: 'BUCKETS_SOURCE=rgw (the RGW endpoint; AWS S3 has no RGW admin API)',
-    applies: (env) => env.BUCKETS_SOURCE === 'rgw',
-    example: { BUCKETS_SOURCE: 'rgw' },
-  },
+  ...SOURCE_REQUIREMENTS,
 ]
 
 export const EXCLUSIONS: readonly Exclusion[] = [['METRICS_AUTH_TOKEN', 'METRICS_AUTH_TOKEN_FILE']]

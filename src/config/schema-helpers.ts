@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox'
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox'
 
 /** A string restricted to a fixed set; a plain JSON-schema enum gives Ajv one clear error. */
 export function StringEnum<const T extends readonly string[]>(
@@ -32,4 +32,21 @@ export function describedPattern(pattern: string, meaning: string): string {
 /** The words registered for `pattern` by describedPattern, if any. */
 export function patternMeaning(pattern: string): string | undefined {
   return patternMeanings.get(pattern)
+}
+
+/** The values a group of variables holds once validated, typed from its schema. */
+export type EnvValues<P extends TProperties> = Readonly<Static<TObject<P>>>
+
+/**
+ * A variable that must be set in some mode. An empty variable means unset (so defaults apply),
+ * which is why a required one must be named when it is empty rather than silently defaulted.
+ * `E` is the variables the rule reads: a source states its rules over its own variables.
+ */
+export interface Requirement<E = Record<string, unknown>> {
+  readonly variable: keyof E & string
+  /** The mode, in words, for the error line: "required when <when>". */
+  readonly when: string
+  readonly applies: (env: E) => boolean
+  /** An environment that puts the exporter in that mode; the configuration tests sweep these. */
+  readonly example: Readonly<Record<string, string>>
 }

@@ -4,16 +4,21 @@ import {
   LOGGING_SECRET_VARIABLES,
   loggingEnv,
 } from '../logging/settings.js'
+import {
+  SOURCE_CREDENTIAL_URL_VARIABLES,
+  SOURCE_SECRET_VARIABLES,
+  SOURCES_ENV,
+} from '../scanner/sources/list.js'
 import { drivesEnv } from './env/drives.js'
-import { rgwEnv } from './env/rgw.js'
-import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
+import { scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
 
 /**
  * Every environment variable the exporter reads, declared once: validation, defaults, the
  * TypeScript type and the README's configuration table all derive from this object. Each concern
- * keeps its variables in its own file under env/.
+ * keeps its variables in its own file under env/; each usage source in its folder, gathered by the
+ * source list (src/scanner/sources/list.ts).
  */
 export const envSchema = Type.Object({
   ...serverEnv,
@@ -21,7 +26,7 @@ export const envSchema = Type.Object({
   ...drivesEnv,
   ...loggingEnv,
   ...scannerEnv,
-  ...rgwEnv,
+  ...SOURCES_ENV,
 })
 
 export type Env = Static<typeof envSchema>
@@ -30,13 +35,13 @@ export type Env = Static<typeof envSchema>
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
   'METRICS_AUTH_TOKEN',
   ...LOGGING_SECRET_VARIABLES,
-  ...SCANNER_SECRET_VARIABLES,
+  ...SOURCE_SECRET_VARIABLES,
 ])
 
 /** URL variables that may carry credentials: shown only through `withoutCredentials`. */
 export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
   ...LOGGING_CREDENTIAL_URL_VARIABLES,
-  'S3_ENDPOINT',
+  ...SOURCE_CREDENTIAL_URL_VARIABLES,
 ])
 
 /**

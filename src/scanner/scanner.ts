@@ -1,11 +1,9 @@
-// long: scheduling, publishing and one scan round in one class; to be split in two (issue 12)
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
-import { linkedAbort } from './linked-abort.js'
-import { type BucketRecord, deepFreeze, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
-import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
-import { SourceError } from './sources/types.js'
+import { BucketFailures, scanOnce } from './scan-round.js'
+import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
 
 export interface UsageScannerOptions {
@@ -26,29 +24,20 @@ export interface UsageScannerOptions {
 /** The pause between scans varies by this share either way, so replicas do not scan in step. */
 const JITTER = 0.1
 
-type Outcome =
-  | {
-      readonly ok: true
-      readonly usage: BucketUsage
-      readonly seconds: number
-      readonly finishedAtMs: number
-    }
-  | { readonly ok: false; readonly error: SourceError; readonly seconds: number }
-
 /**
  * Measures bucket usage in the background and publishes the result as an immutable snapshot.
  * One scan at a time; the next starts SCAN_INTERVAL_SECONDS (with jitter) after the previous one
  * ended. Within a scan, SCAN_CONCURRENCY buckets are measured at once, each within
  * SCAN_TIMEOUT_SECONDS. A bucket that fails keeps its last good figures, flagged by its success
- * and timestamp; failures are logged when they change, not on every scan.
+ * and timestamp; failures are logged when they change, not on every scan. This class schedules,
+ * publishes and keeps the state file; one round (listing, bounds, record merging) is scan-round.ts.
  */
 export class UsageScanner {
   readonly #options: UsageScannerOptions
   readonly #logger: Logger
   readonly #controller = new AbortController()
   readonly #listeners = new Set<(snapshot: UsageSnapshot) => void>()
-  /** Last failure reported per bucket, so a failure is logged once until it changes. */
-  readonly #bucketFailures = new Map<string, string>()
+  readonly #bucketFailures: BucketFailures
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
@@ -61,6 +50,7 @@ export class UsageScanner {
   constructor(options: UsageScannerOptions) {
     this.#options = options
     this.#logger = options.logger
+    this.#bucketFailures = new BucketFailures(options.logger)
     // Every bucket measured at once listens to the scanner's signal.
     setMaxListeners(0, this.#controller.signal)
   }
@@ -148,124 +138,19 @@ export class UsageScanner {
   }
 
   async #scan(): Promise<UsageSnapshot> {
-    const { source, filter, fixedBuckets, concurrency } = this.#options
-    const signal = this.#controller.signal
-    const previous = new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record]))
-    let round: ScanRound
-    try {
-      // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
-      // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
-      round = await this.#bounded(signal, 'buckets not listed', (bounded) =>
-        source.beginScan({ signal: bounded, ...(fixedBuckets ? { fixedBuckets } : {}) }),
-      )
-    } catch (error) {
-      if (signal.aborted) throw signal.reason
-      this.#reportSource(asSourceError(error).message)
-      // Nothing was measured: every known bucket keeps its figures (and its last duration) and is
-      // flagged as failed.
-      const buckets = [...previous.values()].filter((record) => filter(record.name))
-      return this.#finish(
-        false,
-        buckets.map((record) => ({ ...record, scanSuccess: false })),
-      )
-    }
-    let records: BucketRecord[]
-    let outcomes: Outcome[]
-    try {
-      const names = [...new Set(round.buckets)].filter(filter).sort()
-      outcomes = await mapConcurrent(names, concurrency, (name) => this.#measure(round, name, signal))
-      if (signal.aborted) throw signal.reason
-      records = []
-      names.forEach((name, index) => {
-        const record = this.#record(name, outcomes[index] as Outcome, previous.get(name))
-        if (record) records.push(record)
-      })
-    } finally {
-      await round.close?.()
-    }
-    const present = new Set(records.map((record) => record.name))
-    for (const name of this.#bucketFailures.keys()) if (!present.has(name)) this.#bucketFailures.delete(name)
-    // Up when it answered: nothing to measure, or at least one bucket measured.
-    const failure = outcomes.find((outcome) => !outcome.ok)
-    const sourceUp = outcomes.length === 0 || outcomes.some((outcome) => outcome.ok)
-    this.#reportSource(
-      sourceUp
-        ? undefined
-        : `no bucket could be measured: ${failure?.ok === false ? failure.error.message : ''}`,
-    )
-    return this.#finish(sourceUp, records)
-  }
-
-  async #measure(round: ScanRound, bucket: string, scanSignal: AbortSignal): Promise<Outcome> {
-    const started = performance.now()
-    const seconds = () => (performance.now() - started) / 1000
-    try {
-      // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
-      const usage = deepFreeze(
-        await this.#bounded(scanSignal, 'not measured', (signal) => round.measure(bucket, signal)),
-      )
-      return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
-    } catch (error) {
-      return { ok: false, error: asSourceError(error), seconds: seconds() }
-    }
-  }
-
-  /**
-   * Runs `work` within SCAN_TIMEOUT_SECONDS: its signal aborts when the scan does or the time is
-   * up, and the result is given up at that moment even if `work` ignores the signal.
-   */
-  async #bounded<T>(
-    scanSignal: AbortSignal,
-    what: string,
-    work: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const abort = linkedAbort(scanSignal)
-    const timer = setTimeout(() => {
-      const limit = this.#options.timeoutMs / 1000
-      abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
-    }, this.#options.timeoutMs)
-    timer.unref()
-    const { signal } = abort
-    try {
-      return await untilAborted(work(signal), signal)
-    } finally {
-      clearTimeout(timer)
-      abort.dispose()
-    }
-  }
-
-  /** The bucket's record after this scan; undefined when it turned out to be gone. */
-  #record(name: string, outcome: Outcome, previous: BucketRecord | undefined): BucketRecord | undefined {
-    if (outcome.ok) {
-      if (this.#bucketFailures.delete(name)) this.#logger.info({ bucket: name }, 'bucket scan recovered')
-      return {
-        name,
-        usage: outcome.usage,
-        scanSuccess: true,
-        scanDurationSeconds: outcome.seconds,
-        lastSuccessSeconds: outcome.finishedAtMs / 1000,
-      }
-    }
-    const { error } = outcome
-    // Listed a moment ago and missing now: deleted during the scan. A fixed BUCKETS entry that is
-    // missing stays, flagged, since the operator asked for it by name.
-    if (error.kind === 'missing' && !this.#options.fixedBuckets) {
-      this.#bucketFailures.delete(name)
-      return undefined
-    }
-    if (this.#bucketFailures.get(name) !== error.message) {
-      this.#bucketFailures.set(name, error.message)
-      this.#logger.warn({ bucket: name, kind: error.kind, error: error.message }, 'bucket scan failed')
-    }
-    return {
-      name,
-      ...(previous?.usage ? { usage: previous.usage } : {}),
-      scanSuccess: false,
-      scanDurationSeconds: outcome.seconds,
-      ...(previous?.lastSuccessSeconds !== undefined
-        ? { lastSuccessSeconds: previous.lastSuccessSeconds }
-        : {}),
-    }
+    const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
+    const result = await scanOnce({
+      source,
+      filter,
+      ...(fixedBuckets ? { fixedBuckets } : {}),
+      concurrency,
+      timeoutMs,
+      signal: this.#controller.signal,
+      previous: new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record])),
+      failures: this.#bucketFailures,
+    })
+    this.#reportSource(result.sourceFailure)
+    return this.#finish(result.sourceUp, result.records)
   }
 
   async #finish(sourceUp: boolean, buckets: BucketRecord[]): Promise<UsageSnapshot> {
@@ -353,40 +238,4 @@ export class UsageScanner {
     const { stateFile } = this.#options
     this.#logger.warn({ stateFile, count: refused.length, records: refused.slice(0, 10) }, message)
   }
-}
-
-function asSourceError(error: unknown): SourceError {
-  if (error instanceof SourceError) return error
-  return new SourceError(error instanceof Error ? error.message : String(error), 'failed', { cause: error })
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
-/** Maps `items` through `work`, at most `limit` at a time, keeping the order of `items`. */
-async function mapConcurrent<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await work(items[index] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
-  return results
 }

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { compileGlob, parseGlobList, parseShard } from '../../src/config/bucket-selection.js'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
-import {
-  compileGlob,
-  createBucketFilter,
-  parseGlobList,
-  parseShard,
-  shardHash,
-  shardOf,
-} from '../../src/scanner/bucket-filter.js'
+import { createBucketFilter, shardHash, shardOf } from '../../src/scanner/bucket-filter.js'
 
 /** The lines of the ConfigError that `env` must cause (loadConfig is the start-up check). */
 function startupErrorLines(env: Record<string, string>): readonly string[] {
@@ -80,6 +74,34 @@ test('SHARD parses i/n with 0 <= i < n', () => {
   for (const bad of ['3/3', '1/0', '-1/3', 'a/b', '1', '1/3/4', '1.5/3']) {
     assert.throws(() => parseShard(bad), `${bad} should be refused`)
   }
+})
+
+test('the configuration holds the selection parsed: a list, compiled globs, {index, count}', () => {
+  const config = loadConfig(
+    {
+      BUCKETS: ' logs-a, ,data-1 ',
+      BUCKETS_INCLUDE: 'logs-*,data-?',
+      BUCKETS_EXCLUDE: 'logs-old*',
+      SHARD: '1/3',
+    },
+    { dotenvPath: false },
+  )
+  assert.deepEqual(config.BUCKETS, ['logs-a', 'data-1'])
+  assert.deepEqual(
+    config.BUCKETS_INCLUDE.map((glob) => glob.source),
+    ['^logs-.*$', '^data-.$'],
+  )
+  assert.deepEqual(
+    config.BUCKETS_EXCLUDE.map((glob) => glob.test('logs-old-1')),
+    [true],
+  )
+  assert.deepEqual(config.SHARD, { index: 1, count: 3 })
+  const defaults = loadConfig({}, { dotenvPath: false })
+  assert.deepEqual(
+    [defaults.BUCKETS, defaults.BUCKETS_INCLUDE, defaults.BUCKETS_EXCLUDE, defaults.SHARD],
+    [[], [], [], undefined],
+  )
+  assert.ok(Object.isFrozen(config.BUCKETS) && Object.isFrozen(config.BUCKETS_INCLUDE))
 })
 
 test('a malformed SHARD refuses start-up with one line naming it', () => {

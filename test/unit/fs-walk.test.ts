@@ -4,9 +4,14 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { walkDirectory } from '../../src/scanner/fs-walk.js'
-import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs.js'
-import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks, WalkPool } from '../../src/scanner/walk-pool.js'
+import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs/source.js'
+import { walkDirectory } from '../../src/scanner/sources/fs/walk.js'
+import {
+  MAX_STUCK_WALKS,
+  stuckWalkFor,
+  stuckWalks,
+  WalkPool,
+} from '../../src/scanner/sources/fs/walk-pool.js'
 import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
 import { waitFor } from '../support/wait-for.js'

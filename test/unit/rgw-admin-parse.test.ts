@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { RgwAdminHttpError } from '../../src/scanner/sources/rgw/admin.js'
 import {
   categoryUsage,
   parseBucketStats,
@@ -9,9 +10,8 @@ import {
   parseBucketStatsList,
   RGW_MAIN,
   RGW_MULTIMETA,
-  RgwAdminHttpError,
   RgwAdminResponseError,
-} from '../../src/scanner/sources/rgw-admin.js'
+} from '../../src/scanner/sources/rgw/stats.js'
 
 // Real answers of Ceph 16.2.15's admin API, captured by scripts/capture-rgw-fixtures.ts (which
 // says what each bucket holds).

@@ -1,16 +1,22 @@
 import { Type } from '@sinclair/typebox'
-import { BucketFilterSyntaxError, parseGlobList, parseShard } from '../../scanner/bucket-filter.js'
-import { describedPattern, StringEnum } from '../schema-helpers.js'
+import { describeSources, SOURCE_NAMES } from '../../scanner/sources/list.js'
+import {
+  BucketFilterSyntaxError,
+  parseGlobList,
+  parseNameList,
+  parseShard,
+  type Shard,
+} from '../bucket-selection.js'
+import { StringEnum } from '../schema-helpers.js'
 
-/** Usage sources a scan can read; each is one file under src/scanner/sources/. */
-export const USAGE_SOURCES = ['fs', 's3', 'rgw'] as const
-
-/** The background bucket-usage scanner, its bucket selection, and the S3 endpoint it may read. */
+/**
+ * The background bucket-usage scanner and its bucket selection. BUCKETS_SOURCE's values come from
+ * the source list; each source's own variables are in its folder (src/scanner/sources/<name>/).
+ */
 export const scannerEnv = {
-  BUCKETS_SOURCE: StringEnum(USAGE_SOURCES, {
-    default: 'fs',
-    description:
-      "Where bucket usage comes from: `fs` (one folder per bucket under `DATA_DIR`), `s3` (an S3-compatible endpoint, listed) or `rgw` (Ceph RGW's admin API counters, one request per scan).",
+  BUCKETS_SOURCE: StringEnum(SOURCE_NAMES, {
+    default: SOURCE_NAMES[0],
+    description: `Where bucket usage comes from: ${describeSources()}.`,
   }),
   SCAN_INTERVAL_SECONDS: Type.Number({
     default: 300,
@@ -31,11 +37,6 @@ export const scannerEnv = {
     maximum: 86400,
     description:
       'Upper bound for measuring one bucket, and for listing the buckets; a bucket that takes longer counts as failed for that scan, a listing that takes longer as the source down.',
-  }),
-  SCAN_VERSIONS: Type.Boolean({
-    default: false,
-    description:
-      '`s3`: list object versions (ListObjectVersions) to report versions, delete markers and noncurrent bytes.',
   }),
   BUCKETS: Type.String({
     default: '',
@@ -61,68 +62,59 @@ export const scannerEnv = {
     description:
       'File where the last usage snapshot is written after each scan and read at start, so a restart serves figures at once. Empty: none.',
   }),
-  S3_ENDPOINT: Type.String({
-    default: '',
-    pattern: describedPattern('^(https?://.+)?$', 'an http:// or https:// URL'),
-    description: '`s3`, `rgw`: endpoint URL of the S3-compatible store (`http://minio:9000`). Empty: AWS S3.',
-  }),
-  S3_REGION: Type.String({
-    default: 'us-east-1',
-    minLength: 1,
-    description: '`s3`, `rgw`: region used to sign requests.',
-  }),
-  S3_FORCE_PATH_STYLE: Type.Boolean({
-    default: false,
-    description:
-      '`s3`: address buckets as `endpoint/bucket` instead of `bucket.endpoint` (most non-AWS stores need it).',
-  }),
-  S3_MAX_RESPONSE_BYTES: Type.Integer({
-    default: 33554432,
-    minimum: 65536,
-    maximum: 1073741824,
-    description:
-      '`s3`: the most bytes one answer of the store may hold (default 32 MiB; a page of 1,000 keys of 1,024 bytes is about 1.5 MB). Past it the answer is not read further and its bucket (or the bucket listing) fails with "answer larger than S3_MAX_RESPONSE_BYTES"; memory stays bounded whatever the store sends.',
-  }),
-  S3_ACCESS_KEY_ID: Type.String({
-    default: '',
-    description:
-      '`s3`, `rgw`: access key; with `S3_SECRET_ACCESS_KEY`. Empty: the AWS SDK default chain (environment, profile, web identity, instance role).',
-  }),
-  S3_SECRET_ACCESS_KEY: Type.String({
-    default: '',
-    description: '`s3`, `rgw`: secret key, with `S3_ACCESS_KEY_ID`.',
-  }),
 }
 
-export const SCANNER_SECRET_VARIABLES = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
-
 interface ScannerVariables {
+  readonly BUCKETS: string
   readonly BUCKETS_INCLUDE: string
   readonly BUCKETS_EXCLUDE: string
   readonly SHARD: string
 }
 
+/** The bucket selection as the configuration holds it: parsed once, at start-up. */
+export interface BucketSelection {
+  /** BUCKETS: measure exactly these instead of listing; empty for every bucket. */
+  readonly BUCKETS: readonly string[]
+  readonly BUCKETS_INCLUDE: readonly RegExp[]
+  readonly BUCKETS_EXCLUDE: readonly RegExp[]
+  /** SHARD; undefined for no sharding. */
+  readonly SHARD: Shard | undefined
+}
+
 /**
- * Checks what the schema cannot: glob syntax and SHARD, one line each naming the variable. (The
- * S3 key pair, each required with the other, is in ../requirements.ts.)
+ * Parses the bucket selection, and checks what the schema cannot: glob syntax and SHARD, one line
+ * each naming the variable. (A source's requirements are in its folder.) The values are meaningful only when `problems` is empty.
  */
-export function scannerProblems(raw: ScannerVariables): string[] {
+export function parseBucketSelection(raw: ScannerVariables): {
+  readonly selection: BucketSelection
+  readonly problems: string[]
+} {
   const problems: string[] = []
-  for (const name of ['BUCKETS_INCLUDE', 'BUCKETS_EXCLUDE'] as const) {
+  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): RegExp[] => {
     try {
-      parseGlobList(raw[name])
+      return parseGlobList(raw[name])
     } catch (error) {
       if (!(error instanceof BucketFilterSyntaxError)) throw error
       problems.push(
         `${name}=${JSON.stringify(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
       )
+      return []
     }
   }
+  const include = globs('BUCKETS_INCLUDE')
+  const exclude = globs('BUCKETS_EXCLUDE')
+  let shard: Shard | undefined
   try {
-    parseShard(raw.SHARD)
+    shard = parseShard(raw.SHARD)
   } catch (error) {
     if (!(error instanceof BucketFilterSyntaxError)) throw error
     problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
   }
-  return problems
+  const selection = Object.freeze({
+    BUCKETS: Object.freeze(parseNameList(raw.BUCKETS)),
+    BUCKETS_INCLUDE: Object.freeze(include),
+    BUCKETS_EXCLUDE: Object.freeze(exclude),
+    SHARD: shard === undefined ? undefined : Object.freeze(shard),
+  })
+  return { selection, problems }
 }

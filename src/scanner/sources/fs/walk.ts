@@ -1,6 +1,6 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
-import type { BucketUsage } from './sources/types.js'
-import { UsageAccumulator } from './usage-fold.js'
+import { UsageAccumulator } from '../../usage-fold.js'
+import type { BucketUsage } from '../types.js'
 
 /**
  * One unit of work of the fs walk: some folders of one bucket. Paths are byte strings (latin1: one

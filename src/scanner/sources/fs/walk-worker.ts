@@ -3,7 +3,7 @@
  * loop, and answers with its figures or the error's code.
  */
 import { parentPort } from 'node:worker_threads'
-import { type WalkTask, walkDirectory } from './fs-walk.js'
+import { type WalkTask, walkDirectory } from './walk.js'
 
 export interface WalkRequest extends WalkTask {
   readonly id: number
@@ -14,7 +14,7 @@ export type WalkReply =
   | { readonly id: number; readonly ok: false; readonly code: string | undefined; readonly message: string }
 
 const port = parentPort
-if (!port) throw new Error('fs-walk-worker must run on a worker thread')
+if (!port) throw new Error('walk-worker must run on a worker thread')
 
 port.on('message', (request: WalkRequest) => {
   let reply: WalkReply

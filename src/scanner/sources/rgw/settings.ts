@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox'
-import { describedPattern } from '../schema-helpers.js'
+import { describedPattern, type EnvValues, type Requirement } from '../../../config/schema-helpers.js'
+import { s3ConnectionEnv } from '../s3/settings.js'
 
 /**
  * `BUCKETS_SOURCE=rgw`: Ceph RGW's admin API. It reuses the S3 variables (`S3_ENDPOINT`,
  * `S3_REGION`, the key pair or the SDK default chain), since the admin API is signed like S3.
  */
 export const rgwEnv = {
+  ...s3ConnectionEnv,
   RGW_ADMIN_PATH: Type.String({
     default: 'admin',
     pattern: describedPattern('^/?[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*/?$', 'a URL path such as admin'),
@@ -21,3 +23,14 @@ export const rgwEnv = {
       '`rgw`: the most bytes the admin API\'s bucket stats answer may hold (default 128 MiB: about 150,000 buckets at some 850 bytes each; raise it for more). Past it the answer is not read further and the scan fails with "answer larger than RGW_MAX_RESPONSE_BYTES".',
   }),
 }
+
+export type RgwSettings = EnvValues<typeof rgwEnv>
+
+export const rgwRequirements: readonly Requirement<RgwSettings & { readonly BUCKETS_SOURCE: string }>[] = [
+  {
+    variable: 'S3_ENDPOINT',
+    when: 'BUCKETS_SOURCE=rgw (the RGW endpoint; AWS S3 has no RGW admin API)',
+    applies: (env) => env.BUCKETS_SOURCE === 'rgw',
+    example: { BUCKETS_SOURCE: 'rgw' },
+  },
+]

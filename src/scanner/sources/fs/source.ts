@@ -3,11 +3,12 @@ import { setMaxListeners } from 'node:events'
 import { readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import type { WalkResult, WalkTask } from '../fs-walk.js'
-import { linkedAbort } from '../linked-abort.js'
-import { mergeUsage } from '../usage-fold.js'
-import { stuckWalkFor, WalkError, WalkPool } from '../walk-pool.js'
-import { type BucketUsage, type FailureKind, type ScanRound, SourceError, type UsageSource } from './types.js'
+import { linkedAbort } from '../../linked-abort.js'
+import { mergeUsage } from '../../usage-fold.js'
+import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import { toSourceError } from './errors.js'
+import type { WalkResult, WalkTask } from './walk.js'
+import { stuckWalkFor, WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
   /** DATA_DIR: one folder per bucket. */
@@ -230,15 +231,3 @@ async function measureBucket(
 const DOT_NAME = Buffer.from('.')
 const DOT_DOT_NAME = Buffer.from('..')
 const SLASH = 0x2f
-
-function toSourceError(error: unknown, context: string): SourceError {
-  const code = error instanceof WalkError ? error.code : (error as NodeJS.ErrnoException).code
-  const kinds: Record<string, FailureKind> = {
-    ENOENT: 'missing',
-    ENOTDIR: 'missing',
-    EACCES: 'denied',
-    EPERM: 'denied',
-  }
-  const message = error instanceof Error ? error.message : String(error)
-  return new SourceError(`${context}: ${message}`, kinds[code ?? ''] ?? 'failed', { cause: error })
-}

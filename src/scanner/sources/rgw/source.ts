@@ -1,19 +1,10 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
-import { withoutCredentials } from '../../config/url-credentials.js'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../retry.js'
-import {
-  categoryUsage,
-  RGW_MAIN,
-  RGW_MULTIMETA,
-  RgwAdminClient,
-  RgwAdminHttpError,
-  RgwAdminResponseError,
-  type RgwBucketStats,
-  type RgwStatsEntry,
-} from './rgw-admin.js'
-import { classifyS3Error } from './s3.js'
-import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from './types.js'
-import { RedirectNotFollowedError, ResponseTooLargeError } from './upstream-answer.js'
+import { withoutCredentials } from '../../../config/url-credentials.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
+import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import { RgwAdminClient } from './admin.js'
+import { classifyRgwError } from './errors.js'
+import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats, type RgwStatsEntry } from './stats.js'
 
 export interface RgwSourceOptions {
   /** The RGW endpoint (S3_ENDPOINT); the admin API lives under it. */
@@ -120,38 +111,4 @@ export function usageFromStats(stats: RgwBucketStats): BucketUsage {
     multipart: { incomplete: categoryUsage(stats, RGW_MULTIMETA).objects },
     ...(quota?.enabled && quota.maxSizeBytes !== undefined ? { quotaBytes: quota.maxSizeBytes } : {}),
   }
-}
-
-/** Admin API failures sorted as the S3 source sorts SDK errors (retry or not, how to report). */
-function classifyRgwError(error: unknown): SourceError {
-  const action = 'RGW admin API bucket stats'
-  if (error instanceof RgwAdminHttpError) {
-    // A 404 here is not a missing bucket (none was named): there is no admin API at that path.
-    const kind =
-      error.status === 404
-        ? 'failed'
-        : classifyS3Error(
-            { name: error.code || 'Error', $metadata: { httpStatusCode: error.status } },
-            action,
-          ).kind
-    return new SourceError(`${action}: ${error.message}`, kind, { cause: error })
-  }
-  if (error instanceof ResponseTooLargeError || error instanceof RedirectNotFollowedError) {
-    return new SourceError(`${action}: ${error.reason}`, 'failed', { cause: error })
-  }
-  if (error instanceof RgwAdminResponseError) {
-    return new SourceError(`${action}: ${error.message}`, 'failed', { cause: error })
-  }
-  const {
-    name = 'Error',
-    message = String(error),
-    cause,
-  } = error as {
-    name?: string
-    message?: string
-    cause?: { code?: string }
-  }
-  if (name === 'TimeoutError') return new SourceError(`${action}: timed out`, 'unavailable', { cause: error })
-  // fetch's network failures: a TypeError whose cause carries the socket error code.
-  return classifyS3Error({ name, message, code: cause?.code }, action)
 }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Worker } from 'node:worker_threads'
-import { startSiblingWorker } from '../worker-threads.js'
-import type { WalkResult, WalkTask } from './fs-walk.js'
-import type { WalkReply, WalkRequest } from './fs-walk-worker.js'
+import { startSiblingWorker } from '../../../worker-threads.js'
+import type { WalkResult, WalkTask } from './walk.js'
+import type { WalkReply, WalkRequest } from './walk-worker.js'
 
 /** A walk task failed in the worker: `code` is the errno code (ENOENT, EACCES, ...). */
 export class WalkError extends Error {
@@ -194,7 +194,7 @@ export class WalkPool {
  * grows to 32) collects them as well and keeps the thread's memory small.
  */
 function startWalkWorker(): Worker {
-  return startSiblingWorker(import.meta.url, 'fs-walk-worker', {
+  return startSiblingWorker(import.meta.url, 'walk-worker', {
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   })
 }

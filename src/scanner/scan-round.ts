@@ -1,0 +1,237 @@
+import type { Logger } from 'pino'
+import type { BucketFilter } from './bucket-filter.js'
+import { linkedAbort } from './linked-abort.js'
+import { type BucketRecord, deepFreeze } from './snapshot.js'
+import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
+import { SourceError } from './sources/types.js'
+
+/**
+ * One scan round: list the buckets (bounded like a bucket), measure those selected
+ * SCAN_CONCURRENCY at once each within SCAN_TIMEOUT_SECONDS, and merge each outcome with the
+ * bucket's last record. Scheduling, publishing and the state file are the scanner's (scanner.ts).
+ */
+
+export interface ScanRoundOptions {
+  readonly source: UsageSource
+  /** BUCKETS_INCLUDE / BUCKETS_EXCLUDE / SHARD. */
+  readonly filter: BucketFilter
+  /** BUCKETS: measure these instead of listing. */
+  readonly fixedBuckets?: readonly string[]
+  readonly concurrency: number
+  /** Upper bound for one bucket, and for the listing (SCAN_TIMEOUT_SECONDS). */
+  readonly timeoutMs: number
+  /** Aborts the round (the scanner closing): the round then rejects with its reason. */
+  readonly signal: AbortSignal
+  /** The records of the last snapshot, by bucket name. */
+  readonly previous: ReadonlyMap<string, BucketRecord>
+  readonly failures: BucketFailures
+}
+
+export interface ScanResult {
+  /** Up when it answered: listed, and nothing to measure or at least one bucket measured. */
+  readonly sourceUp: boolean
+  /** Why the source is down; undefined when up. */
+  readonly sourceFailure: string | undefined
+  /** Unsorted; each bucket once. */
+  readonly records: BucketRecord[]
+}
+
+type Outcome =
+  | {
+      readonly ok: true
+      readonly usage: BucketUsage
+      readonly seconds: number
+      readonly finishedAtMs: number
+    }
+  | { readonly ok: false; readonly error: SourceError; readonly seconds: number }
+
+/**
+ * The last failure reported per bucket, so a failure is logged once until it changes, and a
+ * recovery once.
+ */
+export class BucketFailures {
+  readonly #logger: Logger
+  readonly #last = new Map<string, string>()
+
+  constructor(logger: Logger) {
+    this.#logger = logger
+  }
+
+  measured(bucket: string): void {
+    if (this.#last.delete(bucket)) this.#logger.info({ bucket }, 'bucket scan recovered')
+  }
+
+  failed(bucket: string, error: SourceError): void {
+    if (this.#last.get(bucket) === error.message) return
+    this.#last.set(bucket, error.message)
+    this.#logger.warn({ bucket, kind: error.kind, error: error.message }, 'bucket scan failed')
+  }
+
+  gone(bucket: string): void {
+    this.#last.delete(bucket)
+  }
+
+  /** Forgets the buckets not in `present` (gone, or no longer selected). */
+  keepOnly(present: ReadonlySet<string>): void {
+    for (const bucket of this.#last.keys()) if (!present.has(bucket)) this.#last.delete(bucket)
+  }
+}
+
+/** Runs one round; rejects only when `options.signal` aborts (or on a bug). */
+export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
+  const { source, filter, fixedBuckets, concurrency, signal, previous, failures } = options
+  let round: ScanRound
+  try {
+    // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
+    // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
+    round = await bounded(signal, options.timeoutMs, 'buckets not listed', (boundedSignal) =>
+      source.beginScan({ signal: boundedSignal, ...(fixedBuckets ? { fixedBuckets } : {}) }),
+    )
+  } catch (error) {
+    if (signal.aborted) throw signal.reason
+    // Nothing was measured: every known bucket keeps its figures (and its last duration) and is
+    // flagged as failed.
+    const records = [...previous.values()]
+      .filter((record) => filter(record.name))
+      .map((record) => ({ ...record, scanSuccess: false }))
+    return { sourceUp: false, sourceFailure: asSourceError(error).message, records }
+  }
+  let records: BucketRecord[]
+  let outcomes: Outcome[]
+  try {
+    const names = [...new Set(round.buckets)].filter(filter).sort()
+    outcomes = await mapConcurrent(names, concurrency, (name) => measure(round, name, options))
+    if (signal.aborted) throw signal.reason
+    records = []
+    names.forEach((name, index) => {
+      const merged = mergeRecord(name, outcomes[index] as Outcome, previous.get(name), options)
+      if (merged) records.push(merged)
+    })
+  } finally {
+    await round.close?.()
+  }
+  failures.keepOnly(new Set(records.map((record) => record.name)))
+  const failure = outcomes.find((outcome) => !outcome.ok)
+  const sourceUp = outcomes.length === 0 || outcomes.some((outcome) => outcome.ok)
+  return {
+    sourceUp,
+    sourceFailure: sourceUp
+      ? undefined
+      : `no bucket could be measured: ${failure?.ok === false ? failure.error.message : ''}`,
+    records,
+  }
+}
+
+async function measure(round: ScanRound, bucket: string, options: ScanRoundOptions): Promise<Outcome> {
+  const started = performance.now()
+  const seconds = () => (performance.now() - started) / 1000
+  try {
+    // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
+    const usage = deepFreeze(
+      await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
+        round.measure(bucket, signal),
+      ),
+    )
+    return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
+  } catch (error) {
+    return { ok: false, error: asSourceError(error), seconds: seconds() }
+  }
+}
+
+/**
+ * Runs `work` within `timeoutMs` (SCAN_TIMEOUT_SECONDS): its signal aborts when the scan does or
+ * the time is up, and the result is given up at that moment even if `work` ignores the signal.
+ */
+async function bounded<T>(
+  scanSignal: AbortSignal,
+  timeoutMs: number,
+  what: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abort = linkedAbort(scanSignal)
+  const timer = setTimeout(() => {
+    const limit = timeoutMs / 1000
+    abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
+  }, timeoutMs)
+  timer.unref()
+  const { signal } = abort
+  try {
+    return await untilAborted(work(signal), signal)
+  } finally {
+    clearTimeout(timer)
+    abort.dispose()
+  }
+}
+
+/** The bucket's record after this scan; undefined when it turned out to be gone. */
+function mergeRecord(
+  name: string,
+  outcome: Outcome,
+  previous: BucketRecord | undefined,
+  options: ScanRoundOptions,
+): BucketRecord | undefined {
+  const { failures } = options
+  if (outcome.ok) {
+    failures.measured(name)
+    return {
+      name,
+      usage: outcome.usage,
+      scanSuccess: true,
+      scanDurationSeconds: outcome.seconds,
+      lastSuccessSeconds: outcome.finishedAtMs / 1000,
+    }
+  }
+  const { error } = outcome
+  // Listed a moment ago and missing now: deleted during the scan. A fixed BUCKETS entry that is
+  // missing stays, flagged, since the operator asked for it by name.
+  if (error.kind === 'missing' && !options.fixedBuckets) {
+    failures.gone(name)
+    return undefined
+  }
+  failures.failed(name, error)
+  return {
+    name,
+    ...(previous?.usage ? { usage: previous.usage } : {}),
+    scanSuccess: false,
+    scanDurationSeconds: outcome.seconds,
+    ...(previous?.lastSuccessSeconds !== undefined
+      ? { lastSuccessSeconds: previous.lastSuccessSeconds }
+      : {}),
+  }
+}
+
+function asSourceError(error: unknown): SourceError {
+  if (error instanceof SourceError) return error
+  return new SourceError(error instanceof Error ? error.message : String(error), 'failed', { cause: error })
+}
+
+/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined)
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+/** Maps `items` through `work`, at most `limit` at a time, keeping the order of `items`. */
+async function mapConcurrent<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index] as T)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+  return results
+}

@@ -1,0 +1,40 @@
+import type { TProperties } from '@sinclair/typebox'
+import type { Logger } from 'pino'
+import type { Requirement } from '../../config/schema-helpers.js'
+import type { UsageSource } from './types.js'
+
+/**
+ * What a source declares about itself, in its folder's index.ts: the one entry of the source list
+ * (./list.ts) from which BUCKETS_SOURCE's values, the environment schema, the start-up checks and
+ * the README's configuration table are derived. Declarations only: `create` imports the source's
+ * implementation when it is chosen, so heavy dependencies (the AWS SDK, undici) stay unloaded.
+ *
+ * `Settings` is what `create` reads of the configuration (its own variables and any shared ones),
+ * `Variables` what its requirements read, `Env` the schema of its variables.
+ */
+export interface SourceDefinition<Name extends string, Settings, Variables, Env extends TProperties> {
+  /** BUCKETS_SOURCE's value and the `source` label of source_up. */
+  readonly name: Name
+  /** How BUCKETS_SOURCE's description presents it: "`name` (summary)". */
+  readonly summary: string
+  /** Its environment variables (shared ones may appear in several sources: same schema object). */
+  readonly env: Env
+  /** Variables it needs set in some mode, each with the mode in words. */
+  readonly requirements: readonly Requirement<Variables>[]
+  /** Variables never echoed: not in error messages, logs or pages. */
+  readonly secretVariables: readonly string[]
+  /** URL variables that may carry credentials: shown only without them. */
+  readonly credentialUrlVariables: readonly string[]
+  /** The source, its implementation imported now. */
+  create(settings: Settings, logger: Logger): Promise<UsageSource>
+}
+
+/** Declares a source; the identity, for type inference of its name and settings. */
+export function defineSource<const Name extends string, Settings, Env extends TProperties, Variables = never>(
+  definition: SourceDefinition<Name, Settings, Variables, Env>,
+): SourceDefinition<Name, Settings, Variables, Env> {
+  return definition
+}
+
+/** For a source that needs no variable set. */
+export const NO_REQUIREMENTS: readonly Requirement<unknown>[] = []

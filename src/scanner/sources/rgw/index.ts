@@ -1,0 +1,23 @@
+import { defineSource } from '../definition.js'
+import { S3_CREDENTIAL_URL_VARIABLES, S3_SECRET_VARIABLES } from '../s3/settings.js'
+import { type RgwSettings, rgwEnv, rgwRequirements } from './settings.js'
+
+/** `BUCKETS_SOURCE=rgw`: Ceph RGW's admin API counters (the SDK's signer loaded when chosen). */
+export const rgwSource = defineSource({
+  name: 'rgw',
+  summary: "Ceph RGW's admin API counters, one request per scan",
+  env: rgwEnv,
+  requirements: rgwRequirements,
+  secretVariables: S3_SECRET_VARIABLES,
+  credentialUrlVariables: S3_CREDENTIAL_URL_VARIABLES,
+  create: async (settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number }) =>
+    (await import('./source.js')).createRgwSource({
+      endpoint: settings.S3_ENDPOINT,
+      region: settings.S3_REGION,
+      accessKeyId: settings.S3_ACCESS_KEY_ID,
+      secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
+      adminPath: settings.RGW_ADMIN_PATH,
+      requestTimeoutMs: settings.SCAN_TIMEOUT_SECONDS * 1000,
+      maxResponseBytes: settings.RGW_MAX_RESPONSE_BYTES,
+    }),
+})

@@ -1,0 +1,29 @@
+import { defineSource } from '../definition.js'
+import {
+  S3_CREDENTIAL_URL_VARIABLES,
+  S3_SECRET_VARIABLES,
+  type S3Settings,
+  s3ConnectionRequirements,
+  s3Env,
+} from './settings.js'
+
+/** `BUCKETS_SOURCE=s3`: any S3-compatible endpoint, listed through the AWS SDK (loaded when chosen). */
+export const s3Source = defineSource({
+  name: 's3',
+  summary: 'an S3-compatible endpoint, listed',
+  env: s3Env,
+  requirements: s3ConnectionRequirements,
+  secretVariables: S3_SECRET_VARIABLES,
+  credentialUrlVariables: S3_CREDENTIAL_URL_VARIABLES,
+  create: async (settings: S3Settings, logger) =>
+    (await import('./source.js')).createS3Source({
+      endpoint: settings.S3_ENDPOINT,
+      region: settings.S3_REGION,
+      forcePathStyle: settings.S3_FORCE_PATH_STYLE,
+      accessKeyId: settings.S3_ACCESS_KEY_ID,
+      secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
+      scanVersions: settings.SCAN_VERSIONS,
+      maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
+      logger,
+    }),
+})
