@@ -1,6 +1,4 @@
-import { parseLogTargets } from './config/env/logging.js'
 import { type Config, ConfigError, type ConfigWarning, loadConfiguration } from './config/load.js'
-import { withoutCredentials } from './config/url-credentials.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
 import { settleStuckWalks, stuckWalks } from './scanner/walk-pool.js'
@@ -42,8 +40,7 @@ async function main(): Promise<void> {
         config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
       drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
-      logTargets: parseLogTargets(config.LOG_TARGETS),
-      ...(logging.httpDelivery ? { logEndpoint: withoutCredentials(config.LOG_HTTP_ENDPOINT) } : {}),
+      ...logging.banner,
     },
     'objstore-exporter listening',
   )

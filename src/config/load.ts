@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
+import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
-import { logHttpProblems } from './env/log-http.js'
 import { scannerProblems } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
 import {
@@ -16,8 +16,13 @@ import { type PropertySchema, patternMeaning } from './schema-helpers.js'
 import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
 
-/** Validated configuration: the environment variables, with DRIVES expanded to a list of paths. */
-export type Config = Readonly<Omit<Env, 'DRIVES'> & { DRIVES: readonly string[] }>
+/** Validated configuration: the environment variables, with DRIVES and LOG_TARGETS parsed into lists. */
+export type Config = Readonly<
+  Omit<Env, 'DRIVES' | 'LOG_TARGETS'> & {
+    DRIVES: readonly string[]
+    LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+  }
+>
 
 /** Start-up refused: one line per bad variable, ready to print as is. */
 export class ConfigError extends Error {
@@ -201,10 +206,11 @@ function checkRelations(raw: Env): Config {
       `EC_PARITY=${raw.EC_PARITY}: expected at most half the drive count (${drives.length} drive(s), so at most ${maxParity})`,
     )
   }
-  problems.push(...logHttpProblems(raw))
+  const logging = checkLoggingEnv(raw)
+  problems.push(...logging.problems)
   problems.push(...scannerProblems(raw))
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives) })
+  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

@@ -1,4 +1,3 @@
-import { parseLogTargets } from './env/logging.js'
 import type { Env } from './schema.js'
 
 /**
@@ -53,12 +52,6 @@ export const REQUIREMENTS: readonly Requirement[] = [
     when: 'BUCKETS_SOURCE=rgw (the RGW endpoint; AWS S3 has no RGW admin API)',
     applies: (env) => env.BUCKETS_SOURCE === 'rgw',
     example: { BUCKETS_SOURCE: 'rgw' },
-  },
-  {
-    variable: 'LOG_HTTP_ENDPOINT',
-    when: 'LOG_TARGETS includes http',
-    applies: (env) => parseLogTargets(env.LOG_TARGETS).includes('http'),
-    example: { LOG_TARGETS: 'console+http' },
   },
 ]
 

@@ -1,7 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox'
+import {
+  LOGGING_CREDENTIAL_URL_VARIABLES,
+  LOGGING_SECRET_VARIABLES,
+  loggingEnv,
+} from '../logging/settings.js'
 import { drivesEnv } from './env/drives.js'
-import { logHttpEnv } from './env/log-http.js'
-import { loggingEnv } from './env/logging.js'
 import { rgwEnv } from './env/rgw.js'
 import { SCANNER_SECRET_VARIABLES, scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
@@ -17,7 +20,6 @@ export const envSchema = Type.Object({
   ...securityEnv,
   ...drivesEnv,
   ...loggingEnv,
-  ...logHttpEnv,
   ...scannerEnv,
   ...rgwEnv,
 })
@@ -27,13 +29,13 @@ export type Env = Static<typeof envSchema>
 /** Variables whose values are never echoed: not in error messages, logs or pages. */
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
   'METRICS_AUTH_TOKEN',
-  'LOG_HTTP_AUTH_TOKEN',
+  ...LOGGING_SECRET_VARIABLES,
   ...SCANNER_SECRET_VARIABLES,
 ])
 
 /** URL variables that may carry credentials: shown only through `withoutCredentials`. */
 export const CREDENTIAL_URL_VARIABLES: ReadonlySet<string> = new Set<string>([
-  'LOG_HTTP_ENDPOINT',
+  ...LOGGING_CREDENTIAL_URL_VARIABLES,
   'S3_ENDPOINT',
 ])
 

@@ -1,4 +1,5 @@
-import type { LOG_LEVELS, LOG_MODES } from '../config/env/logging.js'
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export const LOG_MODES = ['json', 'pretty', 'quiet'] as const
 
 export type LogMode = (typeof LOG_MODES)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]

@@ -9,6 +9,17 @@ export interface FilePollerOptions {
   readonly onChange: (contents: Buffer[]) => void
   /** Called once per distinct read failure (not on every poll), with a line naming the path. */
   readonly onProblem: (message: string) => void
+  /**
+   * Runs `poll` after `ms` and returns a cancel function; an unref'd setTimeout by default. A test
+   * injects its own to run each poll by hand and await it, instead of sleeping and hoping.
+   */
+  readonly schedule?: (poll: () => Promise<void>, ms: number) => () => void
+}
+
+function scheduleWithTimer(poll: () => Promise<void>, ms: number): () => void {
+  const timer = setTimeout(() => void poll(), ms)
+  timer.unref()
+  return () => clearTimeout(timer)
 }
 
 /**
@@ -20,7 +31,7 @@ export interface FilePollerOptions {
 export class FilePoller {
   readonly #options: FilePollerOptions
   #seen: readonly Buffer[]
-  #timer: NodeJS.Timeout | undefined
+  #cancel: (() => void) | undefined
   #inFlight: Promise<void> = Promise.resolve()
   #lastProblem = ''
   #closed = false
@@ -34,17 +45,18 @@ export class FilePoller {
   /** Stops polling; resolves once a read in progress has finished. */
   async close(): Promise<void> {
     this.#closed = true
-    clearTimeout(this.#timer)
+    this.#cancel?.()
     await this.#inFlight
   }
 
   #schedule(): void {
     if (this.#closed) return
-    // setTimeout after each read rather than setInterval: a slow disk never piles reads up.
-    this.#timer = setTimeout(() => {
+    // Scheduled after each read rather than at an interval: a slow disk never piles reads up.
+    const schedule = this.#options.schedule ?? scheduleWithTimer
+    this.#cancel = schedule(() => {
       this.#inFlight = this.#poll().finally(() => this.#schedule())
+      return this.#inFlight
     }, this.#options.intervalMs)
-    this.#timer.unref()
   }
 
   async #poll(): Promise<void> {

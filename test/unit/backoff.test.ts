@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { backoffDelayMs, retryAfterMs } from '../../src/logging/http/backoff.js'
-import { classify } from '../../src/logging/http/batch-poster.js'
+import { backoffDelayMs, retryAfterMs } from '../../src/logging/targets/http/backoff.js'
+import { classify } from '../../src/logging/targets/http/batch-poster.js'
 
 describe('backoffDelayMs', () => {
   const policy = { baseMs: 100, maxMs: 1000 }

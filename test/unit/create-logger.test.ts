@@ -132,6 +132,33 @@ describe('createLogger targets and levels', () => {
     assert.equal(plain.httpDelivery, undefined)
   })
 
+  it('a comma list builds the same targets as console+http; the banner names them and the endpoint', async () => {
+    const output = new CapturedOutput()
+    const logging = createLogger(
+      configFor({
+        LOG_TARGETS: 'http, console',
+        LOG_HTTP_ENDPOINT: 'http://shipper:banner-secret-7f3a@127.0.0.1:9/ingest',
+        LOG_HTTP_FLUSH_INTERVAL_MS: '3600000',
+      }),
+      { consoleOutput: output },
+    )
+    assert.deepEqual(
+      logging.targets.map((target) => target.name),
+      ['console', 'http'],
+    )
+    assert.deepEqual(logging.banner, {
+      logTargets: ['console', 'http'],
+      logEndpoint: 'http://[redacted]@127.0.0.1:9/ingest',
+    })
+    logging.logger.info('to both')
+    assert.deepEqual(
+      output.jsonLines().map((entry) => entry.msg),
+      ['to both'],
+    )
+    assert.equal(logging.httpDelivery?.stats().queued, 1)
+    await logging.close(0)
+  })
+
   it('with the http target alone, reports its own trouble to the fallback output', async () => {
     const fallback = new CapturedOutput()
     const logging = createLogger(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { EntryQueue } from '../../src/logging/http/entry-queue.js'
+import { EntryQueue } from '../../src/logging/targets/http/entry-queue.js'
 
 describe('EntryQueue', () => {
   it('drops the oldest entry when full and says so', () => {

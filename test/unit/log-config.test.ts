@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseLogTargets } from '../../src/config/env/logging.js'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
+import { CREDENTIAL_URL_VARIABLES, envSchema, SECRET_VARIABLES } from '../../src/config/schema.js'
 import { withoutCredentials } from '../../src/config/url-credentials.js'
+import { parseLogTargets } from '../../src/logging/settings.js'
+import { LOG_TARGET_DEFINITIONS, LOG_TARGET_NAMES } from '../../src/logging/targets/index.js'
 
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp', ...env }, { dotenvPath: false })
 
@@ -17,17 +19,58 @@ function configErrorLines(env: Record<string, string>): readonly string[] {
 }
 
 describe('LOG_TARGETS', () => {
-  it('defaults to the console and parses every combination', () => {
-    assert.equal(load({}).LOG_TARGETS, 'console')
-    assert.deepEqual(parseLogTargets('console'), ['console'])
-    assert.deepEqual(parseLogTargets('http'), ['http'])
-    assert.deepEqual(parseLogTargets('console+http'), ['console', 'http'])
+  it('defaults to the console and is parsed once into a list of names', () => {
+    assert.deepEqual(load({}).LOG_TARGETS, ['console'])
+    assert.deepEqual(load({ LOG_TARGETS: 'console' }).LOG_TARGETS, ['console'])
+    const withEndpoint = { LOG_HTTP_ENDPOINT: 'https://logs.example/in' }
+    assert.deepEqual(load({ LOG_TARGETS: 'http', ...withEndpoint }).LOG_TARGETS, ['http'])
+    assert.deepEqual(load({ LOG_TARGETS: 'console+http', ...withEndpoint }).LOG_TARGETS, ['console', 'http'])
   })
 
-  it('refuses an unknown target with one line naming the choices', () => {
+  it('accepts a comma-separated list too, in any order, built in registry order', () => {
+    const withEndpoint = { LOG_HTTP_ENDPOINT: 'https://logs.example/in' }
+    assert.deepEqual(load({ LOG_TARGETS: 'console,http', ...withEndpoint }).LOG_TARGETS, ['console', 'http'])
+    assert.deepEqual(load({ LOG_TARGETS: 'http, console', ...withEndpoint }).LOG_TARGETS, ['console', 'http'])
+    assert.deepEqual(parseLogTargets('http+console'), { targets: ['console', 'http'] })
+    assert.deepEqual(
+      LOG_TARGET_NAMES.map((name) => parseLogTargets(name)),
+      LOG_TARGET_NAMES.map((name) => ({ targets: [name] })),
+    )
+  })
+
+  it('refuses an unknown target with one line naming it and the choices', () => {
     assert.deepEqual(configErrorLines({ LOG_TARGETS: 'syslog' }), [
-      'LOG_TARGETS="syslog": expected one of console, http, console+http',
+      'LOG_TARGETS="syslog": unknown target syslog; expected names from console, http',
     ])
+    assert.deepEqual(configErrorLines({ LOG_TARGETS: 'console,syslog+file' }), [
+      'LOG_TARGETS="console,syslog+file": unknown targets syslog, file; expected names from console, http',
+    ])
+    assert.deepEqual(configErrorLines({ LOG_TARGETS: 'syslog,syslog' }), [
+      'LOG_TARGETS="syslog,syslog": unknown target syslog; expected names from console, http',
+    ])
+  })
+
+  it('refuses a target named twice and a list of the wrong shape', () => {
+    assert.deepEqual(configErrorLines({ LOG_TARGETS: 'console,console' }), [
+      'LOG_TARGETS="console,console": console named twice; expected each target at most once',
+    ])
+    for (const value of ['console;http', 'console,,http', '+console', 'Console']) {
+      assert.deepEqual(configErrorLines({ LOG_TARGETS: value }), [
+        `LOG_TARGETS=${JSON.stringify(value)}: expected names from console, http, joined by + or , (such as console+http)`,
+      ])
+    }
+  })
+
+  it("a target's required variables are named when it is on, empty or blank alike", () => {
+    for (const value of ['http', 'console+http', 'console,http']) {
+      for (const endpoint of [undefined, '', '  ']) {
+        const env: Record<string, string> = { LOG_TARGETS: value }
+        if (endpoint !== undefined) env.LOG_HTTP_ENDPOINT = endpoint
+        assert.deepEqual(configErrorLines(env), [
+          'LOG_HTTP_ENDPOINT: required when LOG_TARGETS includes http',
+        ])
+      }
+    }
   })
 })
 
@@ -42,9 +85,9 @@ describe('LOG_HTTP_* variables', () => {
     assert.deepEqual(configErrorLines({ LOG_TARGETS: 'console+http' }), [
       'LOG_HTTP_ENDPOINT: required when LOG_TARGETS includes http',
     ])
-    assert.equal(
+    assert.deepEqual(
       load({ LOG_TARGETS: 'http', LOG_HTTP_ENDPOINT: 'https://logs.example/in' }).LOG_TARGETS,
-      'http',
+      ['http'],
     )
   })
 
@@ -107,5 +150,18 @@ describe('withoutCredentials', () => {
     )
     assert.equal(withoutCredentials('https://tokenonly@logs.example/'), 'https://[redacted]@logs.example/')
     assert.equal(withoutCredentials('not a url alice:pw@host?k=v'), 'not a url [redacted]@host?[redacted]')
+  })
+})
+
+describe('the target registry', () => {
+  it("puts each target's variables in the schema and its secrets among the hidden ones", () => {
+    for (const target of LOG_TARGET_DEFINITIONS) {
+      for (const variable of Object.keys(target.env)) assert.ok(variable in envSchema.properties, variable)
+      for (const variable of target.secretVariables ?? []) assert.ok(SECRET_VARIABLES.has(variable), variable)
+      for (const variable of target.credentialUrlVariables ?? [])
+        assert.ok(CREDENTIAL_URL_VARIABLES.has(variable), variable)
+      for (const variable of target.requiredWhenOn ?? []) assert.ok(variable in target.env, variable)
+    }
+    assert.deepEqual(LOG_TARGET_NAMES, ['console', 'http'])
   })
 })

@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { BearerToken, bearerCredentials, tokenFromFile } from '../../src/security/bearer-token.js'
 import { FilePoller, readFailure } from '../../src/security/file-poller.js'
 import { certificateBlocks, pemBlocks, privateKeyBlocks } from '../../src/security/pem.js'
@@ -103,31 +102,47 @@ test('file poller: reports a change once, a read failure once, and nothing after
   await writeFile(path, 'one')
   const changes: string[] = []
   const problems: string[] = []
+  // Polls run only when the test says, each awaited: no read ever meets a half-written file
+  // (writeFile truncates first), and "no further report" is checked after real polls, not a sleep.
+  let due: (() => Promise<void>) | undefined
   const poller = new FilePoller({
     paths: [path],
     intervalMs: 10,
     initial: [Buffer.from('one')],
     onChange: ([content]) => changes.push(String(content)),
     onProblem: (message) => problems.push(message),
+    schedule: (poll, ms) => {
+      assert.equal(ms, 10)
+      due = poll
+      return () => {
+        due = undefined
+      }
+    },
   })
-  const until = async (condition: () => boolean) => {
-    for (let attempt = 0; attempt < 1000 && !condition(); attempt++) await sleep(10)
-    assert.ok(condition())
+  const polls = async (count: number) => {
+    for (let index = 0; index < count; index++) {
+      const poll = due
+      assert.ok(poll, 'a poll is scheduled')
+      due = undefined
+      await poll()
+    }
   }
+  await polls(1)
+  assert.deepEqual(changes, [], 'the initial bytes are no change')
   await writeFile(path, 'two')
-  await until(() => changes.length === 1)
+  await polls(1)
+  assert.deepEqual(changes, ['two'])
   await rm(path)
-  await until(() => problems.length === 1)
-  await sleep(100) // several more polls of the missing file
+  await polls(5)
   assert.equal(problems.length, 1, 'the same failure is reported once')
+  assert.match(problems[0] ?? '', /watched: cannot read \(ENOENT/)
   await writeFile(path, 'two')
-  await sleep(100)
+  await polls(2)
   assert.deepEqual(changes, ['two'], 'back to the same bytes is no change')
   await writeFile(path, 'three')
-  await until(() => changes.length === 2)
-  await poller.close()
-  await writeFile(path, 'four')
-  await sleep(100)
+  await polls(1)
   assert.deepEqual(changes, ['two', 'three'])
+  await poller.close()
+  assert.equal(due, undefined, 'close cancels the next poll')
   assert.equal(problems.length, 1)
 })

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox'
-import { credentialsOf, withoutCredentials } from '../url-credentials.js'
-import { TOKEN_PATTERN } from './security.js'
+import { type Static, type TObject, Type } from '@sinclair/typebox'
+import { TOKEN_PATTERN } from '../../../config/env/security.js'
+import { credentialsOf, withoutCredentials } from '../../../config/url-credentials.js'
 
 /** The HTTP log target: where batches go, how big they are and how long delivery may take. */
 export const logHttpEnv = {
@@ -42,18 +42,13 @@ export const logHttpEnv = {
   }),
 }
 
-interface LogHttpSettings {
-  readonly LOG_HTTP_ENDPOINT: string
-  readonly LOG_HTTP_AUTH_TOKEN: string
-  readonly LOG_HTTP_BATCH_SIZE: number
-  readonly LOG_HTTP_QUEUE_SIZE: number
-}
+export type LogHttpSettings = Static<TObject<typeof logHttpEnv>>
 
 /** The endpoint's shape and rules spanning the HTTP target's variables; URLs shown without credentials. */
 export function logHttpProblems(env: LogHttpSettings): string[] {
   const problems: string[] = []
   const endpoint = env.LOG_HTTP_ENDPOINT
-  // An empty endpoint is judged by ../requirements.ts (required when the http target is on).
+  // An empty endpoint is judged by requiredWhenOn in ./index.ts (required when the target is on).
   if (endpoint !== '' && !isHttpUrl(endpoint)) {
     problems.push(
       `LOG_HTTP_ENDPOINT=${JSON.stringify(withoutCredentials(endpoint))}: expected an http:// or https:// URL`,

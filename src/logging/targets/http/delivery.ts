@@ -1,10 +1,10 @@
 import type { Level } from 'pino'
-import { withoutCredentials } from '../../config/url-credentials.js'
-import { VERSION } from '../../version.js'
-import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF } from '../http/backoff.js'
-import { BatchPoster, type PostOutcome } from '../http/batch-poster.js'
-import { EntryQueue } from '../http/entry-queue.js'
-import type { DeliveryStats, LogTarget, TargetReporter } from './types.js'
+import { withoutCredentials } from '../../../config/url-credentials.js'
+import { VERSION } from '../../../version.js'
+import type { DeliveryStats, LogTarget, TargetReporter } from '../types.js'
+import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.js'
+import { BatchPoster, type PostOutcome } from './batch-poster.js'
+import { EntryQueue } from './entry-queue.js'
 
 export interface HttpTargetOptions {
   readonly endpoint: string

@@ -1,8 +1,8 @@
 import type { Level } from 'pino'
 import pino from 'pino'
 import pretty from 'pino-pretty'
-import type { LogMode } from '../modes.js'
-import type { LogTarget } from './types.js'
+import type { LogMode } from '../../modes.js'
+import type { LogTarget } from '../types.js'
 
 export interface ConsoleTargetOptions {
   readonly mode: LogMode
