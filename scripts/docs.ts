@@ -1,7 +1,7 @@
+import { catalogue, familyNames } from '../src/collectors/catalogue.js'
 import { describeExpected } from '../src/config/load.js'
 import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
-import { catalogue, familyKeys } from '../src/metrics/catalogue.js'
 
 /**
  * The README's generated parts: the configuration table from the env schema and the metrics
@@ -30,7 +30,7 @@ export function renderConfigTable(): string {
 }
 
 export function renderMetricsTable(namespace = 'objstore'): string {
-  const rows = familyKeys.map((key) => {
+  const rows = familyNames.map((key) => {
     const { name, type, labels, help, group } = catalogue[key]
     const labelText = labels.length ? labels.map((label) => `\`${label}\``).join(', ') : ''
     return `| \`${namespace}_${name}\` | ${type} | ${labelText} | ${group} | ${cell(help)} |`

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import { secretValues } from './config/secret-values.js'
-import type { ExporterRegistry } from './metrics/registry.js'
+import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
 import { connectionLimit } from './server/connection-limits.js'
@@ -20,7 +20,7 @@ import type { ExporterStatus } from './server/status.js'
 export interface AppDependencies {
   readonly config: Config
   readonly logger: Logger
-  readonly registry: ExporterRegistry
+  readonly assembler: ScrapeAssembler
   readonly readiness: Readiness
   readonly status: ExporterStatus
   /** Serve HTTPS with these (given at construction: Fastify cannot add TLS later). */
@@ -67,7 +67,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
-    registry: deps.registry,
+    assembler: deps.assembler,
     scrapeTimeoutSeconds: config.SCRAPE_TIMEOUT_SECONDS,
   })
   // The default 404 echoes the method and path back; say less, and tell a wrong method apart.

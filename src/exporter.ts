@@ -7,12 +7,12 @@ import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector } from './collectors/drives.js'
 import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
+import { RuntimeMetrics } from './collectors/runtime.js'
 import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import { UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
-import { ExporterRegistry } from './metrics/registry.js'
-import { RuntimeMetrics } from './metrics/runtime-metrics.js'
+import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
@@ -41,7 +41,8 @@ export interface Exporter {
 }
 
 /**
- * The composition root: config -> sources -> collectors -> registry -> HTTP app. Throws a
+ * The composition root: config -> sources -> snapshot -> collectors -> scrape assembler
+ * (exposition) -> HTTP app. Throws a
  * ConfigError (one line) when a token or TLS file is unreadable, empty, malformed or mismatched.
  */
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
@@ -67,9 +68,9 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   ]
   const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
-  const registry = new ExporterRegistry({
+  const assembler = new ScrapeAssembler({
     namespace: config.METRICS_NAMESPACE,
-    runner,
+    collection: runner,
     runtime,
   })
   const readiness = new Readiness()
@@ -85,7 +86,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const app = await buildApp({
     config,
     logger,
-    registry,
+    assembler,
     readiness,
     status,
     https: security.https,

@@ -1,7 +1,54 @@
 import type { Logger } from 'pino'
+import { describe, family } from '../metrics/families.js'
 import type { MetricSet } from '../metrics/metric-set.js'
 import { DriveProbe, type DriveState, type StatfsFunction } from './drive-probe.js'
 import type { Collector } from './types.js'
+
+/** Drive and cluster capacity (MinIO v2 names). */
+export const drivesFamilies = describe('drives', {
+  node_drive_total_bytes: family(
+    'gauge',
+    ['drive'],
+    'Total bytes of the filesystem holding the drive path (statfs).',
+  ),
+  node_drive_used_bytes: family(
+    'gauge',
+    ['drive'],
+    'Used bytes of the filesystem holding the drive path (total minus free blocks).',
+  ),
+  node_drive_free_bytes: family(
+    'gauge',
+    ['drive'],
+    'Bytes available to unprivileged users on the drive (statfs bavail).',
+  ),
+  node_drive_total_inodes: family(
+    'gauge',
+    ['drive'],
+    'Total inodes of the filesystem holding the drive path.',
+  ),
+  node_drive_used_inodes: family('gauge', ['drive'], 'Used inodes of the filesystem holding the drive path.'),
+  node_drive_free_inodes: family('gauge', ['drive'], 'Free inodes of the filesystem holding the drive path.'),
+  node_drive_online: family(
+    'gauge',
+    ['drive'],
+    'Whether the drive answered statfs in time (1) or not (0); the reason is logged.',
+  ),
+  cluster_drive_online_total: family('untyped', [], 'Number of drives online.'),
+  cluster_drive_offline_total: family('untyped', [], 'Number of drives offline.'),
+  cluster_drive_total: family('untyped', [], 'Number of configured drives.'),
+  cluster_capacity_raw_total_bytes: family('gauge', [], 'Sum of the total bytes of online drives.'),
+  cluster_capacity_raw_free_bytes: family('gauge', [], 'Sum of the free bytes of online drives.'),
+  cluster_capacity_usable_total_bytes: family(
+    'gauge',
+    [],
+    'Raw total bytes times data/(data+parity) drives (EC_PARITY).',
+  ),
+  cluster_capacity_usable_free_bytes: family(
+    'gauge',
+    [],
+    'Raw free bytes times data/(data+parity) drives (EC_PARITY).',
+  ),
+})
 
 export interface DrivesCollectorOptions {
   readonly drives: readonly string[]
@@ -14,7 +61,7 @@ export interface DrivesCollectorOptions {
 }
 
 /** Capacity of each configured drive path (statfs), and of the cluster they form. */
-export function createDrivesCollector(options: DrivesCollectorOptions): Collector & {
+export function createDrivesCollector(options: DrivesCollectorOptions): Collector<typeof drivesFamilies> & {
   readonly lastStates: ReadonlyMap<string, DriveState>
 } {
   const probe = new DriveProbe(options.statfs)
@@ -36,8 +83,9 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
 
   return {
     name: 'drives',
+    families: drivesFamilies,
     lastStates,
-    async collect(out: MetricSet) {
+    async collect(out: MetricSet<typeof drivesFamilies>) {
       const states = await Promise.all(options.drives.map((drive) => probe.probe(drive, options.timeoutMs)))
       let online = 0
       let rawTotal = 0
@@ -45,26 +93,26 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
       options.drives.forEach((drive, index) => {
         const state = states[index] as DriveState
         logTransition(drive, state)
-        out.set('nodeDriveOnline', { drive }, state.online ? 1 : 0)
+        out.set('node_drive_online', { drive }, state.online ? 1 : 0)
         if (!state.online) return
         const { capacity } = state
         online++
         rawTotal += capacity.totalBytes
         rawFree += capacity.freeBytes
-        out.set('nodeDriveTotalBytes', { drive }, capacity.totalBytes)
-        out.set('nodeDriveUsedBytes', { drive }, capacity.usedBytes)
-        out.set('nodeDriveFreeBytes', { drive }, capacity.freeBytes)
-        out.set('nodeDriveTotalInodes', { drive }, capacity.totalInodes)
-        out.set('nodeDriveUsedInodes', { drive }, capacity.usedInodes)
-        out.set('nodeDriveFreeInodes', { drive }, capacity.freeInodes)
+        out.set('node_drive_total_bytes', { drive }, capacity.totalBytes)
+        out.set('node_drive_used_bytes', { drive }, capacity.usedBytes)
+        out.set('node_drive_free_bytes', { drive }, capacity.freeBytes)
+        out.set('node_drive_total_inodes', { drive }, capacity.totalInodes)
+        out.set('node_drive_used_inodes', { drive }, capacity.usedInodes)
+        out.set('node_drive_free_inodes', { drive }, capacity.freeInodes)
       })
-      out.set('clusterDriveTotal', {}, options.drives.length)
-      out.set('clusterDriveOnlineTotal', {}, online)
-      out.set('clusterDriveOfflineTotal', {}, options.drives.length - online)
-      out.set('clusterCapacityRawTotalBytes', {}, rawTotal)
-      out.set('clusterCapacityRawFreeBytes', {}, rawFree)
-      out.set('clusterCapacityUsableTotalBytes', {}, Math.floor(rawTotal * dataShare))
-      out.set('clusterCapacityUsableFreeBytes', {}, Math.floor(rawFree * dataShare))
+      out.set('cluster_drive_total', {}, options.drives.length)
+      out.set('cluster_drive_online_total', {}, online)
+      out.set('cluster_drive_offline_total', {}, options.drives.length - online)
+      out.set('cluster_capacity_raw_total_bytes', {}, rawTotal)
+      out.set('cluster_capacity_raw_free_bytes', {}, rawFree)
+      out.set('cluster_capacity_usable_total_bytes', {}, Math.floor(rawTotal * dataShare))
+      out.set('cluster_capacity_usable_free_bytes', {}, Math.floor(rawFree * dataShare))
     },
   }
 }

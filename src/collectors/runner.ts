@@ -1,5 +1,8 @@
 import type { Logger } from 'pino'
+import { type Families, unionOf } from '../metrics/families.js'
 import { MetricSet } from '../metrics/metric-set.js'
+import { inCatalogueOrder } from './catalogue.js'
+import { exporterFamilies, writeBuildInfo, writeCollectorOutcome } from './exporter-families.js'
 import type { Collector } from './types.js'
 
 /** How a collector fared in its last scrape, for the landing page. */
@@ -41,9 +44,14 @@ interface LineWindow {
  * flaps (or a client that makes it flap) cannot flood the logs. Changes beyond that are counted
  * (`suppressedChanges` on the next line), and at the window's end the current state is logged with
  * that count, so the last line always tells the truth.
+ *
+ * Each collector writes into a set limited to the families it declares; the scrape's set is the
+ * union of those and the exporter's own (build info, scrape_collector_*), in catalogue order. Two
+ * collectors declaring one family are refused when the runner is made (DuplicateFamilyError).
  */
 export class CollectorRunner {
   readonly #collectors: readonly Collector[]
+  readonly #families: Families
   readonly #logger: Logger
   readonly #lastError = new Map<string, string | undefined>()
   readonly #lastRunAtMs = new Map<string, number>()
@@ -54,6 +62,12 @@ export class CollectorRunner {
   /** `now` (ms) is for tests that step through windows. */
   constructor(collectors: readonly Collector[], logger: Logger, now: () => number = () => performance.now()) {
     this.#collectors = collectors
+    this.#families = inCatalogueOrder(
+      unionOf(
+        [...collectors.map((collector) => collector.families), exporterFamilies],
+        [...collectors.map((collector) => `collector ${collector.name}`), 'the runner'],
+      ),
+    )
     this.#logger = logger
     this.#now = now
   }
@@ -73,20 +87,28 @@ export class CollectorRunner {
     })
   }
 
+  /** Every family a scrape may hold: the collectors' and the exporter's own, in exposition order. */
+  get families(): Families {
+    return this.#families
+  }
+
+  /** One scrape's samples: the build info, each collector's output and how each collector fared. */
   async run(budgetMs: number): Promise<MetricSet> {
-    const result = new MetricSet()
+    const result = new MetricSet(this.#families)
+    const own = new MetricSet(exporterFamilies)
+    writeBuildInfo(own)
     const outcomes = await Promise.all(this.#collectors.map((collector) => this.#runOne(collector, budgetMs)))
     for (const { collector, out, error, seconds } of outcomes) {
       if (!error) result.absorb(out)
-      result.set('scrapeCollectorSuccess', { collector: collector.name }, error ? 0 : 1)
-      result.set('scrapeCollectorDurationSeconds', { collector: collector.name }, seconds)
+      writeCollectorOutcome(own, collector.name, !error, seconds)
       this.#report(collector.name, error)
     }
+    result.absorb(own)
     return result
   }
 
   async #runOne(collector: Collector, budgetMs: number) {
-    const out = new MetricSet()
+    const out = new MetricSet(collector.families)
     const controller = new AbortController()
     const started = performance.now()
     let timer: NodeJS.Timeout | undefined

@@ -1,4 +1,4 @@
-import type { ExpositionBlock } from '../metrics/exposition-block.js'
+import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { renderUsageBlock } from './usage-render.js'
 
@@ -29,7 +29,7 @@ export class UsageExposition {
   /**
    * The rendered families of `snapshot`. A rendering already started for an older snapshot runs to
    * its end for the scrapes waiting on it; it is dropped once they are served. The block it
-   * replaces is retired once this one is ready: its text, if held, goes (exposition-block.ts).
+   * replaces is retired once this one is ready: its text, if held, goes (metrics/exposition/block.ts).
    */
   blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
     if (this.#current?.snapshot === snapshot) return this.#current.block

@@ -5,12 +5,11 @@
  * go back with their memory transferred, not copied.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { BlockWriter } from '../metrics/block-writer.js'
-import type { FamilyKey } from '../metrics/catalogue.js'
-import { type CompressedFamily, compressFamilySync } from '../metrics/exposition-block.js'
-import { type DeflatedSegment, deflateSegmentSync } from '../metrics/gzip-segments.js'
+import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
+import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
+import { ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
-import { writeBucketSeries } from './usage.js'
+import { usageCollectorFamilies, writeBucketSeries } from './usage-series.js'
 
 export type RenderMessage =
   | { readonly kind: 'buckets'; readonly records: readonly BucketRecord[] }
@@ -27,8 +26,8 @@ const port = parentPort
 if (!port) throw new Error('usage-render-worker must run on a worker thread')
 
 const { namespace } = workerData as { namespace: string }
-const writer = new BlockWriter(namespace)
-const segments = new Map<FamilyKey, DeflatedSegment[]>()
+const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
+const segments = new Map<string, DeflatedSegment[]>()
 let failure: Error | undefined
 
 function compressFilled(): void {

@@ -1,12 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { BlockWriter } from '../metrics/block-writer.js'
-import { familyKeys } from '../metrics/catalogue.js'
-import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition-block.js'
-import type { DeflatedSegment } from '../metrics/gzip-segments.js'
+import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition/block.js'
+import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
+import { ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { startSiblingWorker } from '../worker-threads.js'
-import { writeSnapshotSeries, writeSnapshotTotals } from './usage.js'
 import type { RenderMessage, RenderReply } from './usage-render-worker.js'
+import { usageCollectorFamilies, writeSnapshotSeries, writeSnapshotTotals } from './usage-series.js'
 
 /** Up to this many buckets (a few milliseconds of work) are rendered on the spot. */
 const INLINE_BUCKETS = 200
@@ -36,12 +35,12 @@ export async function renderUsageBlock(
   const { signal } = options
   signal.throwIfAborted()
   if (snapshot.buckets.length <= INLINE_BUCKETS) {
-    const writer = new BlockWriter(namespace)
+    const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
     writeSnapshotSeries(writer, snapshot)
     return ExpositionBlock.fromText(writer.families(), options)
   }
   // The snapshot-wide series here (a few lines), the buckets' on the worker.
-  const totalsWriter = new BlockWriter(namespace)
+  const totalsWriter = new ExpositionWriter(namespace, usageCollectorFamilies)
   writeSnapshotTotals(totalsWriter, snapshot)
   const totals = totalsWriter.families()
   const worker = startSiblingWorker(import.meta.url, 'usage-render-worker', {
@@ -80,9 +79,9 @@ export async function renderUsageBlock(
   }
 }
 
-/** Two sets of distinct families as one, in catalogue order. */
+/** Two sets of distinct families as one, in declaration order. */
 function merge<T extends { readonly key: string }>(a: readonly T[], b: readonly T[]): T[] {
-  const order = new Map<string, number>(familyKeys.map((key, index) => [key, index]))
+  const order = new Map<string, number>(Object.keys(usageCollectorFamilies).map((key, index) => [key, index]))
   const merged = [...a, ...b].sort((x, y) => (order.get(x.key) ?? 0) - (order.get(y.key) ?? 0))
   if (new Set(merged.map((family) => family.key)).size !== merged.length) {
     throw new Error('a usage family was rendered twice')

@@ -1,13 +1,5 @@
-import {
-  catalogue,
-  type FamilyKey,
-  type FamilyKeyOfType,
-  familyKeys,
-  fullName,
-  type LabelsOf,
-} from './catalogue.js'
-import type { ExpositionFamily, ExpositionSample } from './exposition.js'
-import type { ExpositionBlock } from './exposition-block.js'
+import type { ExpositionBlock } from './exposition/block.js'
+import type { Families, FamilyName, FamilyNameOfType, LabelsOf, SettableName } from './families.js'
 
 export interface GaugeSample {
   readonly labels: Readonly<Record<string, string>>
@@ -29,63 +21,78 @@ interface HistogramSample {
 }
 
 export class UndeclaredLabelsError extends Error {}
-
-/** Families that take set(): every type but histogram. */
-export type SettableFamilyKey = FamilyKeyOfType<'gauge' | 'counter' | 'untyped'>
+/** A family the set was not given: a collector writing what it did not declare. */
+export class UndeclaredFamilyError extends Error {}
 
 /**
  * What series are written into: a MetricSet (one scrape's samples) or an exposition block being
- * rendered (a snapshot's families, rendered once). Both are typed from the catalogue.
+ * rendered (a snapshot's families, rendered once). Both are typed from the writer's declaration.
  */
-export interface MetricSink {
-  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void
-  histogram<K extends FamilyKeyOfType<'histogram'>>(
-    key: K,
-    labels: LabelsOf<K>,
+export interface MetricSink<F extends Families> {
+  set<K extends SettableName<F>>(name: K, labels: LabelsOf<F, K>, value: number): void
+  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
+    name: K,
+    labels: LabelsOf<F, K>,
     histogram: HistogramSnapshot,
   ): void
 }
 
 /**
- * What collectors write into during one scrape: samples keyed by catalogue family. Only declared
- * families can be named (typed), and label names are checked against the declaration, so nothing
- * outside the catalogue can reach the exposition. A collector may also attach blocks: families
- * rendered ahead of the scrape (from the same catalogue), served as they are.
+ * What collectors write into during one scrape: samples keyed by family name, limited to the
+ * families the set was given (the collector's own declaration). Only those can be named (typed),
+ * and names and label names are checked at emission, so nothing undeclared can reach the
+ * exposition. A collector may also attach blocks: families rendered ahead of the scrape (from its
+ * declaration too), served as they are.
  */
-export class MetricSet implements MetricSink {
-  readonly #values = new Map<FamilyKey, GaugeSample[]>()
-  readonly #histograms = new Map<FamilyKey, HistogramSample[]>()
+export class MetricSet<F extends Families = Families> implements MetricSink<F> {
+  readonly #families: F
+  readonly #values = new Map<string, GaugeSample[]>()
+  readonly #histograms = new Map<string, HistogramSample[]>()
   readonly #blocks: ExpositionBlock[] = []
 
-  set<K extends SettableFamilyKey>(key: K, labels: LabelsOf<K>, value: number): void {
-    checkLabels(key, labels)
-    let samples = this.#values.get(key)
+  constructor(families: F) {
+    this.#families = families
+  }
+
+  /** The families this set accepts, in exposition order. */
+  get families(): F {
+    return this.#families
+  }
+
+  set<K extends SettableName<F>>(name: K, labels: LabelsOf<F, K>, value: number): void {
+    this.#check(name, labels)
+    let samples = this.#values.get(name)
     if (!samples) {
       samples = []
-      this.#values.set(key, samples)
+      this.#values.set(name, samples)
     }
     samples.push({ labels, value })
   }
 
-  histogram<K extends FamilyKeyOfType<'histogram'>>(
-    key: K,
-    labels: LabelsOf<K>,
+  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
+    name: K,
+    labels: LabelsOf<F, K>,
     histogram: HistogramSnapshot,
   ): void {
-    checkLabels(key, labels)
+    this.#check(name, labels)
     if (histogram.cumulativeCounts.length !== histogram.upperBounds.length) {
-      throw new RangeError(`${key}: one cumulative count per upper bound expected`)
+      throw new RangeError(`${name}: one cumulative count per upper bound expected`)
     }
-    let samples = this.#histograms.get(key)
+    let samples = this.#histograms.get(name)
     if (!samples) {
       samples = []
-      this.#histograms.set(key, samples)
+      this.#histograms.set(name, samples)
     }
     samples.push({ labels, histogram })
   }
 
   /** Serves `block`'s families as rendered; none of them may also get samples in this set. */
   attach(block: ExpositionBlock): void {
+    for (const name of block.keys) {
+      if (!Object.hasOwn(this.#families, name)) {
+        throw new UndeclaredFamilyError(`${name}: attached in a block but not declared`)
+      }
+    }
     this.#blocks.push(block)
   }
 
@@ -94,79 +101,72 @@ export class MetricSet implements MetricSink {
     return this.#blocks
   }
 
-  /** Moves every sample of `other` into this set (used to accept a successful collector's output). */
+  /**
+   * Moves every sample of `other` into this set (used to accept a successful collector's output);
+   * this set must accept every family `other` does.
+   */
   absorb(other: MetricSet): void {
-    this.#blocks.push(...other.#blocks)
-    for (const [key, samples] of other.#values) {
-      const own = this.#values.get(key)
-      if (own) own.push(...samples)
-      else this.#values.set(key, [...samples])
+    for (const name of Object.keys(other.#families)) {
+      if (!Object.hasOwn(this.#families, name)) {
+        throw new UndeclaredFamilyError(`${name}: not among the families of the set absorbing it`)
+      }
     }
-    for (const [key, samples] of other.#histograms) {
-      const own = this.#histograms.get(key)
+    this.#blocks.push(...other.#blocks)
+    for (const [name, samples] of other.#values) {
+      const own = this.#values.get(name)
       if (own) own.push(...samples)
-      else this.#histograms.set(key, [...samples])
+      else this.#values.set(name, [...samples])
+    }
+    for (const [name, samples] of other.#histograms) {
+      const own = this.#histograms.get(name)
+      if (own) own.push(...samples)
+      else this.#histograms.set(name, [...samples])
     }
   }
 
   /** Samples of one family, for tests and pages; empty when nothing was emitted. */
-  samples(key: FamilyKey): readonly GaugeSample[] {
-    return this.#values.get(key) ?? []
+  samples(name: FamilyName<F>): readonly GaugeSample[] {
+    return this.#values.get(name) ?? []
   }
 
   /**
-   * The families with samples, in catalogue order, named under `namespace`; the attached blocks'
-   * families come separately (`blocks`). Throws if a family is in both, which would repeat it.
+   * Writes every sample into `sink` (the exposition writer), family by family in declaration order;
+   * the attached blocks' families come separately (`blocks`). Throws if a family is in both,
+   * which would repeat it.
    */
-  toExposition(namespace: string): ExpositionFamily[] {
-    const families: ExpositionFamily[] = []
-    for (const key of familyKeys) {
-      const block = this.#blocks.find((candidate) => candidate.keys.has(key))
-      if (block && (this.#values.has(key) || this.#histograms.has(key))) {
-        throw new Error(`${key}: samples written next to a rendered block holding the family`)
+  writeTo(sink: MetricSink<F>): void {
+    for (const name of Object.keys(this.#families)) {
+      const values = this.#values.get(name)
+      const histograms = this.#histograms.get(name)
+      if (!values && !histograms) continue
+      if (this.#blocks.some((block) => block.keys.has(name))) {
+        throw new Error(`${name}: samples written next to a rendered block holding the family`)
       }
-      const definition = catalogue[key]
-      const name = fullName(namespace, key)
-      const samples: ExpositionSample[] = []
-      for (const { labels, value } of this.#values.get(key) ?? []) {
-        samples.push({ name, labels: Object.entries(labels), value })
+      // The set checked names and labels as they were written.
+      const untyped = sink as unknown as MetricSink<Families>
+      for (const { labels, value } of values ?? []) untyped.set(name as never, labels as never, value)
+      for (const { labels, histogram } of histograms ?? []) {
+        untyped.histogram(name as never, labels as never, histogram)
       }
-      for (const { labels, histogram } of this.#histograms.get(key) ?? []) {
-        samples.push(...histogramSamples(name, Object.entries(labels), histogram))
-      }
-      if (samples.length > 0) families.push({ name, help: definition.help, type: definition.type, samples })
     }
-    return families
+  }
+
+  #check(name: string, labels: Readonly<Record<string, string>>): void {
+    const definition = Object.hasOwn(this.#families, name) ? this.#families[name] : undefined
+    if (!definition) throw new UndeclaredFamilyError(`${name}: not declared by the collector writing it`)
+    checkLabels(definition, labels)
   }
 }
 
-function checkLabels(key: FamilyKey, labels: Readonly<Record<string, string>>): void {
-  const declared = catalogue[key].labels as readonly string[]
+export function checkLabels(
+  definition: { readonly name: string; readonly labels: readonly string[] },
+  labels: Readonly<Record<string, string>>,
+): void {
+  const declared = definition.labels
   const given = Object.keys(labels)
   if (given.length !== declared.length || !declared.every((name) => Object.hasOwn(labels, name))) {
     throw new UndeclaredLabelsError(
-      `${key}: labels {${given.join(',')}} do not match the catalogue's {${declared.join(',')}}`,
+      `${definition.name}: labels {${given.join(',')}} do not match the declaration's {${declared.join(',')}}`,
     )
   }
-}
-
-export function histogramSamples(
-  name: string,
-  labels: ReadonlyArray<readonly [string, string]>,
-  histogram: HistogramSnapshot,
-): ExpositionSample[] {
-  const samples: ExpositionSample[] = histogram.upperBounds.map((bound, index) => ({
-    name: `${name}_bucket`,
-    labels: [...labels, ['le', formatBound(bound)]],
-    value: histogram.cumulativeCounts[index] ?? 0,
-  }))
-  samples.push({ name: `${name}_bucket`, labels: [...labels, ['le', '+Inf']], value: histogram.count })
-  samples.push({ name: `${name}_sum`, labels, value: histogram.sum })
-  samples.push({ name: `${name}_count`, labels, value: histogram.count })
-  return samples
-}
-
-/** `le` values as Prometheus clients write them: integers without a fraction, no exponent below 1e21. */
-export function formatBound(bound: number): string {
-  return Number.isFinite(bound) ? String(bound) : bound > 0 ? '+Inf' : '-Inf'
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3'
-import { catalogue, familyKeys, fullName } from '../../src/metrics/catalogue.js'
+import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { fullName } from '../../src/metrics/families.js'
 import { startExporter } from '../support/exporter.js'
 import type { ParsedExposition } from '../support/exposition.js'
 import { LogReceiver } from '../support/log-receiver.js'
@@ -167,7 +168,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   })
 
   test('Prometheus stored exactly the figures each exporter served, scrape by scrape', async () => {
-    const names = familyKeys.flatMap((key) => {
+    const names = familyNames.flatMap((key) => {
       const name = fullName(NAMESPACE, key)
       return catalogue[key].type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name]
     })
@@ -189,7 +190,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       compared.add(name)
     }
     // Every family of the catalogue went through: some source here emits each.
-    const expected = familyKeys.map(
+    const expected = familyNames.map(
       (key) => fullName(NAMESPACE, key) + (catalogue[key].type === 'histogram' ? '_count' : ''),
     )
     assert.deepEqual(

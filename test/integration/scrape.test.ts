@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
+import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { RUNTIME_FAMILY_PREFIXES } from '../../src/collectors/runtime.js'
 import type { Collector } from '../../src/collectors/types.js'
-import { catalogue, familyKeys, fullName, RUNTIME_FAMILY_PREFIXES } from '../../src/metrics/catalogue.js'
+import { fullName } from '../../src/metrics/families.js'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { parseExposition, sampleValue } from '../support/exposition.js'
 import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'
@@ -14,7 +16,7 @@ test('a scrape emits only catalogue families (plus runtime ones), with the catal
   const exporter = await startExporter({ METRICS_NAMESPACE: 'minio' })
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
-  const declared = new Map(familyKeys.map((key) => [fullName('minio', key), catalogue[key]]))
+  const declared = new Map(familyNames.map((key) => [fullName('minio', key), catalogue[key]]))
   assert.ok(scrape.types.size > 10)
   for (const [name, type] of scrape.types) {
     const definition = declared.get(name)
@@ -42,11 +44,12 @@ test('a scrape emits only catalogue families (plus runtime ones), with the catal
 test('a throwing and a never-resolving collector do not fail the scrape; the header bounds the wait', async (t) => {
   const throwing: Collector = {
     name: 'throwing',
+    families: {},
     collect() {
       throw new Error('boom')
     },
   }
-  const hanging: Collector = { name: 'hanging', collect: () => new Promise(() => {}) }
+  const hanging: Collector = { name: 'hanging', families: {}, collect: () => new Promise(() => {}) }
   const exporter = await startExporter(
     { SCRAPE_TIMEOUT_SECONDS: '30' },
     { extraCollectors: [throwing, hanging] },

@@ -1,6 +1,7 @@
 import client from 'prom-client'
-import { writeSnapshotSeries } from '../../src/collectors/usage.js'
-import { catalogue, type FamilyKey, familyKeys, fullName } from '../../src/metrics/catalogue.js'
+import { type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { type UsageCollectorFamilies, writeSnapshotSeries } from '../../src/collectors/usage-series.js'
+import { fullName } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import type { ParsedExposition } from './exposition.js'
@@ -12,11 +13,11 @@ import type { GeneratedSnapshot } from './usage-snapshots.js'
  * set() per series, a Histogram fed with observe() per object, then registry.metrics().
  * prom-client has no untyped metric: the catalogue's untyped families come out as gauges.
  */
-export const SNAPSHOT_FAMILIES: readonly FamilyKey[] = familyKeys.filter(
+export const SNAPSHOT_FAMILIES: readonly CatalogueName[] = familyNames.filter(
   (key) =>
     (catalogue[key].group === 'usage' || catalogue[key].group === 'scanner') &&
     // The snapshot's age changes with every scrape; it is not part of a snapshot's rendering.
-    key !== 'usageLastActivityNanoSeconds',
+    key !== 'usage_last_activity_nano_seconds',
 )
 
 export function idiomaticRegistry(
@@ -28,8 +29,8 @@ export function idiomaticRegistry(
   registry.setContentType(
     format === 'text' ? client.Registry.PROMETHEUS_CONTENT_TYPE : client.Registry.OPENMETRICS_CONTENT_TYPE,
   )
-  const gauges = new Map<FamilyKey, client.Gauge>()
-  const histograms = new Map<FamilyKey, client.Histogram>()
+  const gauges = new Map<CatalogueName, client.Gauge>()
+  const histograms = new Map<CatalogueName, client.Histogram>()
   for (const key of SNAPSHOT_FAMILIES) {
     const { help, labels, type } = catalogue[key]
     const common = { name: fullName(namespace, key), help, labelNames: [...labels], registers: [registry] }
@@ -37,7 +38,7 @@ export function idiomaticRegistry(
       histograms.set(key, new client.Histogram({ ...common, buckets: [...OBJECT_SIZE_BOUNDS] }))
     else gauges.set(key, new client.Gauge(common))
   }
-  const sink: MetricSink = {
+  const sink: MetricSink<UsageCollectorFamilies> = {
     set(key, labels, value) {
       gauges.get(key)?.set(labels, value)
     },
@@ -45,7 +46,7 @@ export function idiomaticRegistry(
     histogram() {},
   }
   writeSnapshotSeries(sink, generated.snapshot)
-  const sizes = histograms.get('bucketObjectSizeBytes') as client.Histogram
+  const sizes = histograms.get('bucket_object_size_bytes') as client.Histogram
   for (const record of generated.snapshot.buckets) {
     if (!record.usage) continue
     const labels = { bucket: record.name }

@@ -1,13 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
-import {
-  type Catalogue,
-  catalogue,
-  type FamilyKey,
-  familyKeys,
-  fullName,
-  RUNTIME_FAMILY_PREFIXES,
-} from '../../src/metrics/catalogue.js'
+import { type Catalogue, type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { RUNTIME_FAMILY_PREFIXES } from '../../src/collectors/runtime.js'
+import { fullName } from '../../src/metrics/families.js'
 
 /**
  * PromQL helpers for checking the dashboard and alert rules against the catalogue: which metric
@@ -134,11 +129,11 @@ export function isKnownMetric(name: string, namespace: string, recorded: Readonl
 }
 
 /** The catalogue family a series name belongs to (a histogram's _bucket/_sum/_count included). */
-export function familyOf(name: string, namespace: string): FamilyKey | undefined {
-  for (const key of familyKeys) {
+export function familyOf(name: string, namespace: string): CatalogueName | undefined {
+  for (const key of familyNames) {
     const full = fullName(namespace, key)
     if (name === full) return key
-    const definition: Catalogue[FamilyKey] = catalogue[key]
+    const definition: Catalogue[CatalogueName] = catalogue[key]
     if (
       definition.type === 'histogram' &&
       ['_bucket', '_sum', '_count'].some((suffix) => name === full + suffix)

@@ -5,8 +5,9 @@ import { dirname, join, posix, relative } from 'node:path'
 import { test } from 'node:test'
 import { parse, parseAllDocuments } from 'yaml'
 import { buildPrometheusRule } from '../../scripts/generate-prometheusrule.js'
+import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { envSchema } from '../../src/config/schema.js'
-import { catalogue, familyKeys, fullName } from '../../src/metrics/catalogue.js'
+import { fullName } from '../../src/metrics/families.js'
 import { REPO_ROOT } from '../support/promtool.js'
 
 /**
@@ -351,7 +352,7 @@ test("each role's monitor drops exactly the other role's families", () => {
     return new RegExp(`^(?:${drop?.regex})$`)
   }
   const names = (groups: readonly string[]) =>
-    familyKeys.filter((key) => groups.includes(catalogue[key].group)).map((key) => fullName('objstore', key))
+    familyNames.filter((key) => groups.includes(catalogue[key].group)).map((key) => fullName('objstore', key))
   const drives = names(['drives'])
   const buckets = names(['usage', 'scanner'])
   const kept = names(['exporter', 'logger'])

@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { negotiateFormat, renderFamily } from '../../src/metrics/exposition.js'
+import {
+  type ExpositionFamily,
+  type ExpositionFormat,
+  negotiateFormat,
+} from '../../src/metrics/exposition/format.js'
+import { ExpositionWriter, familyParts } from '../../src/metrics/exposition/writer.js'
+import { family as declare, describe } from '../../src/metrics/families.js'
 import { parseExposition } from '../support/exposition.js'
+
+/** One family written by the one writer, as text in `format`. */
+function renderFamily(family: ExpositionFamily, format: ExpositionFormat): string {
+  const writer = new ExpositionWriter('ns', {})
+  writer.writeFamily(family)
+  return Buffer.concat(familyParts(writer.families(), format)).toString('utf8')
+}
 
 test('label values and help are escaped as the text format requires', () => {
   const text = renderFamily(
@@ -68,4 +81,31 @@ test('content negotiation follows q-values', () => {
   assert.equal(negotiateFormat('application/openmetrics-text;q=0.2,text/plain;q=0.9'), 'text')
   // Only OpenMetrics 1.x is served; an unknown version falls back to text.
   assert.equal(negotiateFormat('application/openmetrics-text;version=2.0.0'), 'text')
+})
+
+test('declared families are escaped alike, labels in declared order, histograms cumulative', () => {
+  const families = describe('test', {
+    bucket_usage_total_bytes: declare('gauge', ['bucket', 'range'], 'Help with \\ and\nnewline.'),
+    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.'),
+  })
+  const writer = new ExpositionWriter('ns', families)
+  writer.histogram(
+    'bucket_object_size_bytes',
+    { bucket: 'photos' },
+    { upperBounds: [1024, 1048576], cumulativeCounts: [2, 3], sum: 5000000, count: 4 },
+  )
+  writer.set('bucket_usage_total_bytes', { range: 'r', bucket: 'a"b\\c\nd ü' }, 5)
+  assert.equal(
+    Buffer.concat(familyParts(writer.families(), 'text')).toString('utf8'),
+    '# HELP ns_bucket_usage_total_bytes Help with \\\\ and\\nnewline.\n' +
+      '# TYPE ns_bucket_usage_total_bytes gauge\n' +
+      'ns_bucket_usage_total_bytes{bucket="a\\"b\\\\c\\nd ü",range="r"} 5\n' +
+      '# HELP ns_bucket_object_size_bytes Sizes.\n' +
+      '# TYPE ns_bucket_object_size_bytes histogram\n' +
+      'ns_bucket_object_size_bytes_bucket{bucket="photos",le="1024"} 2\n' +
+      'ns_bucket_object_size_bytes_bucket{bucket="photos",le="1048576"} 3\n' +
+      'ns_bucket_object_size_bytes_bucket{bucket="photos",le="+Inf"} 4\n' +
+      'ns_bucket_object_size_bytes_sum{bucket="photos"} 5000000\n' +
+      'ns_bucket_object_size_bytes_count{bucket="photos"} 4\n',
+  )
 })

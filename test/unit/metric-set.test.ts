@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { catalogue, familyKeys } from '../../src/metrics/catalogue.js'
-import { MetricSet, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
+import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
+import { drivesFamilies } from '../../src/collectors/drives.js'
+import { renderScrape } from '../../src/metrics/exposition/scrape-assembler.js'
+import { familyParts } from '../../src/metrics/exposition/writer.js'
+import { MetricSet, UndeclaredFamilyError, UndeclaredLabelsError } from '../../src/metrics/metric-set.js'
+
+/** The set as one scrape renders it, in the text format. */
+function scrapeText(set: MetricSet, namespace: string): string {
+  return Buffer.concat(familyParts(renderScrape(set, namespace).families, 'text')).toString('utf8')
+}
 
 test('catalogue: names are unique, valid and counters end in _total', () => {
-  const names = familyKeys.map((key) => catalogue[key].name)
+  const names = familyNames.map((key) => catalogue[key].name)
   assert.equal(new Set(names).size, names.length)
-  for (const key of familyKeys) {
+  for (const key of familyNames) {
     const { name, type, help, labels } = catalogue[key]
     assert.match(name, /^[a-z_][a-z0-9_]*$/, key)
     assert.ok(help.length > 10, `${key} has help`)
@@ -17,49 +25,70 @@ test('catalogue: names are unique, valid and counters end in _total', () => {
 })
 
 test('a family is emitted under the namespace only when it has samples, in catalogue order', () => {
-  const set = new MetricSet()
-  set.set('clusterDriveTotal', {}, 2)
-  set.set('nodeDriveOnline', { drive: '/b' }, 0)
-  set.set('nodeDriveOnline', { drive: '/a' }, 1)
-  const families = set.toExposition('minio')
+  const set = new MetricSet(catalogue)
+  set.set('cluster_drive_total', {}, 2)
+  set.set('node_drive_online', { drive: '/b' }, 0)
+  set.set('node_drive_online', { drive: '/a' }, 1)
+  const text = scrapeText(set, 'minio')
   assert.deepEqual(
-    families.map((family) => family.name),
+    [...text.matchAll(/^# TYPE (\S+)/gm)].map((match) => match[1]),
     ['minio_node_drive_online', 'minio_cluster_drive_total'],
   )
-  assert.equal(families[0]?.samples.length, 2)
+  assert.equal(text.match(/^minio_node_drive_online\{/gm)?.length, 2)
 })
 
 test('labels that differ from the declaration are refused at emission', () => {
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   assert.throws(
     // @ts-expect-error: the type system refuses it too; this checks the runtime guard.
-    () => set.set('nodeDriveOnline', { disk: '/a' }, 1),
+    () => set.set('node_drive_online', { disk: '/a' }, 1),
     UndeclaredLabelsError,
   )
   assert.throws(
     // @ts-expect-error: an extra label.
-    () => set.set('clusterDriveTotal', { drive: '/a' }, 1),
+    () => set.set('cluster_drive_total', { drive: '/a' }, 1),
     UndeclaredLabelsError,
   )
 })
 
 test('a histogram becomes cumulative _bucket samples with +Inf, _sum and _count', () => {
-  const set = new MetricSet()
+  const set = new MetricSet(catalogue)
   set.histogram(
-    'bucketObjectSizeBytes',
+    'bucket_object_size_bytes',
     { bucket: 'photos' },
     { upperBounds: [1024, 1048576], cumulativeCounts: [2, 3], sum: 5000000, count: 4 },
   )
-  const [family] = set.toExposition('objstore')
-  assert.equal(family?.type, 'histogram')
+  const text = scrapeText(set, 'objstore')
+  assert.match(text, /^# TYPE objstore_bucket_object_size_bytes histogram$/m)
   assert.deepEqual(
-    family?.samples.map((sample) => [sample.name, Object.fromEntries(sample.labels).le ?? '', sample.value]),
+    text.split('\n').filter((line) => line && !line.startsWith('#')),
     [
-      ['objstore_bucket_object_size_bytes_bucket', '1024', 2],
-      ['objstore_bucket_object_size_bytes_bucket', '1048576', 3],
-      ['objstore_bucket_object_size_bytes_bucket', '+Inf', 4],
-      ['objstore_bucket_object_size_bytes_sum', '', 5000000],
-      ['objstore_bucket_object_size_bytes_count', '', 4],
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="1024"} 2',
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="1048576"} 3',
+      'objstore_bucket_object_size_bytes_bucket{bucket="photos",le="+Inf"} 4',
+      'objstore_bucket_object_size_bytes_sum{bucket="photos"} 5000000',
+      'objstore_bucket_object_size_bytes_count{bucket="photos"} 4',
     ],
   )
+})
+
+test('a family is named once: its key is its Prometheus name', () => {
+  for (const name of familyNames) assert.equal(catalogue[name].name, name)
+})
+
+test('a set accepts only the families it was given', () => {
+  const set = new MetricSet(drivesFamilies)
+  set.set('cluster_drive_total', {}, 1)
+  assert.throws(
+    // @ts-expect-error: not a drives family; the runtime guard refuses it as well.
+    () => set.set('cluster_bucket_total', {}, 1),
+    UndeclaredFamilyError,
+  )
+  const wider = new MetricSet(catalogue)
+  wider.absorb(set)
+  assert.deepEqual(
+    wider.samples('cluster_drive_total').map((sample) => sample.value),
+    [1],
+  )
+  assert.throws(() => set.absorb(wider), UndeclaredFamilyError, 'a narrower set cannot take a wider one')
 })

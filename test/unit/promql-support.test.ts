@@ -52,5 +52,5 @@ test('isKnownMetric accepts catalogue families, histogram series, runtime famili
   ]) {
     assert.equal(isKnownMetric(name, 'objstore', recorded), false, name)
   }
-  assert.equal(familyOf('minio_node_drive_free_bytes', 'minio'), 'nodeDriveFreeBytes')
+  assert.equal(familyOf('minio_node_drive_free_bytes', 'minio'), 'node_drive_free_bytes')
 })

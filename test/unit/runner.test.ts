@@ -3,32 +3,43 @@ import { test } from 'node:test'
 import pino from 'pino'
 import { CollectorRunner, STATE_LINE_WINDOW_MS, STATE_LINES_PER_WINDOW } from '../../src/collectors/runner.js'
 import type { Collector } from '../../src/collectors/types.js'
+import { DuplicateFamilyError, describe, family } from '../../src/metrics/families.js'
 
 const silent = pino({ level: 'silent' })
 
-const healthy: Collector = {
+const testFamilies = describe('test', {
+  cluster_drive_total: family('untyped', [], 'Written by the healthy test collector.'),
+  cluster_bucket_total: family('untyped', [], 'Written by the throwing test collector.'),
+})
+const healthyFamilies = describe('test', { cluster_drive_total: testFamilies.cluster_drive_total })
+const throwingFamilies = describe('test', { cluster_bucket_total: testFamilies.cluster_bucket_total })
+const none = describe('test', {})
+
+const healthy: Collector<typeof healthyFamilies> = {
   name: 'healthy',
+  families: healthyFamilies,
   collect(out) {
-    out.set('clusterDriveTotal', {}, 3)
+    out.set('cluster_drive_total', {}, 3)
   },
 }
 
 test('a throwing collector loses only its own samples and shows success 0', async () => {
-  const throwing: Collector = {
+  const throwing: Collector<typeof throwingFamilies> = {
     name: 'throwing',
+    families: throwingFamilies,
     collect(out) {
-      out.set('clusterBucketTotal', {}, 7)
+      out.set('cluster_bucket_total', {}, 7)
       throw new Error('source exploded')
     },
   }
   const set = await new CollectorRunner([healthy, throwing], silent).run(1000)
   assert.deepEqual(
-    set.samples('clusterDriveTotal').map((s) => s.value),
+    set.samples('cluster_drive_total').map((s) => s.value),
     [3],
   )
-  assert.deepEqual(set.samples('clusterBucketTotal'), [], 'a failed collector contributes nothing')
+  assert.deepEqual(set.samples('cluster_bucket_total'), [], 'a failed collector contributes nothing')
   const success = Object.fromEntries(
-    set.samples('scrapeCollectorSuccess').map((s) => [s.labels.collector, s.value]),
+    set.samples('scrape_collector_success').map((s) => [s.labels.collector, s.value]),
   )
   assert.deepEqual(success, { healthy: 1, throwing: 0 })
 })
@@ -37,6 +48,7 @@ test('a collector that never resolves is cut off at the budget and aborted', asy
   let aborted = false
   const hanging: Collector = {
     name: 'hanging',
+    families: none,
     collect(_out, signal) {
       signal.addEventListener('abort', () => {
         aborted = true
@@ -46,12 +58,12 @@ test('a collector that never resolves is cut off at the budget and aborted', asy
   }
   const set = await new CollectorRunner([healthy, hanging], silent).run(50)
   assert.equal(aborted, true)
-  const byName = (family: 'scrapeCollectorSuccess' | 'scrapeCollectorDurationSeconds') =>
+  const byName = (family: 'scrape_collector_success' | 'scrape_collector_duration_seconds') =>
     Object.fromEntries(set.samples(family).map((s) => [s.labels.collector, s.value]))
-  assert.deepEqual(byName('scrapeCollectorSuccess'), { healthy: 1, hanging: 0 })
-  assert.ok((byName('scrapeCollectorDurationSeconds').hanging ?? 0) >= 0.045, 'duration covers the wait')
+  assert.deepEqual(byName('scrape_collector_success'), { healthy: 1, hanging: 0 })
+  assert.ok((byName('scrape_collector_duration_seconds').hanging ?? 0) >= 0.045, 'duration covers the wait')
   assert.deepEqual(
-    set.samples('clusterDriveTotal').map((s) => s.value),
+    set.samples('cluster_drive_total').map((s) => s.value),
     [3],
   )
 })
@@ -62,6 +74,7 @@ test('failures are logged on change of state, not on every scrape', async () => 
   let fail = true
   const flaky: Collector = {
     name: 'flaky',
+    families: none,
     collect() {
       if (fail) throw new Error('down')
     },
@@ -86,6 +99,7 @@ test('a flapping collector logs a bounded number of lines, then the truth with a
   let fail = false
   const flapping: Collector = {
     name: 'flapping',
+    families: none,
     collect() {
       if (fail) throw new Error('down')
     },
@@ -112,4 +126,39 @@ test('a flapping collector logs a bounded number of lines, then the truth with a
   await runner.run(1000)
   assert.equal(lines.at(-1)?.msg, 'collector failed')
   assert.equal(lines.at(-1)?.suppressedChanges, undefined)
+})
+
+test('two collectors declaring one family are refused when the runner is made', () => {
+  const twin: Collector<typeof healthyFamilies> = { ...healthy, name: 'twin' }
+  assert.throws(
+    () => new CollectorRunner([healthy, twin], silent),
+    (error: unknown) =>
+      error instanceof DuplicateFamilyError &&
+      /cluster_drive_total is declared by both collector healthy and collector twin/.test(error.message),
+  )
+  const clash = describe('test', { scrape_collector_success: family('gauge', ['collector'], 'A clash.') })
+  assert.throws(
+    () => new CollectorRunner([{ name: 'clash', families: clash, collect() {} }], silent),
+    /scrape_collector_success is declared by both collector clash and the runner/,
+  )
+})
+
+test('a collector can write only the families it declares', async () => {
+  const sneaky: Collector<typeof healthyFamilies> = {
+    name: 'sneaky',
+    families: healthyFamilies,
+    collect(out) {
+      // @ts-expect-error: undeclared families are refused by the type system too.
+      out.set('cluster_bucket_total', {}, 1)
+    },
+  }
+  const set = await new CollectorRunner(
+    [sneaky, { name: 'other', families: none, collect() {} }],
+    silent,
+  ).run(1000)
+  assert.deepEqual(
+    Object.fromEntries(set.samples('scrape_collector_success').map((s) => [s.labels.collector, s.value])),
+    { sneaky: 0, other: 1 },
+  )
+  assert.deepEqual(set.samples('cluster_bucket_total'), [])
 })

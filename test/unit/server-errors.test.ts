@@ -3,9 +3,9 @@ import { test } from 'node:test'
 import pino from 'pino'
 import { buildApp } from '../../src/app.js'
 import { CollectorRunner } from '../../src/collectors/runner.js'
+import { RuntimeMetrics } from '../../src/collectors/runtime.js'
 import { loadConfig } from '../../src/config/load.js'
-import { ExporterRegistry } from '../../src/metrics/registry.js'
-import { RuntimeMetrics } from '../../src/metrics/runtime-metrics.js'
+import { ScrapeAssembler } from '../../src/metrics/exposition/scrape-assembler.js'
 import { freezeSnapshot } from '../../src/scanner/snapshot.js'
 import { Readiness } from '../../src/server/readiness.js'
 import { CapturedLogs } from '../support/exporter.js'
@@ -30,9 +30,9 @@ test('an answer of 500 is logged with its route and error, though request lines 
   const app = await buildApp({
     config,
     logger,
-    registry: new ExporterRegistry({
+    assembler: new ScrapeAssembler({
       namespace: config.METRICS_NAMESPACE,
-      runner: new CollectorRunner([], logger),
+      collection: new CollectorRunner([], logger),
       runtime,
     }),
     readiness: new Readiness(),

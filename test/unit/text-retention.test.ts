@@ -4,8 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { UsageExposition } from '../../src/collectors/usage-exposition.js'
-import type { ExpositionBlock } from '../../src/metrics/exposition-block.js'
-import { scrapeBody } from '../../src/metrics/scrape-body.js'
+import type { ExpositionBlock } from '../../src/metrics/exposition/block.js'
+import { scrapeBody } from '../../src/metrics/exposition/body.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
 
 /**

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition.js'
-import type { ExporterRegistry } from '../../metrics/registry.js'
-import { scrapeBody } from '../../metrics/scrape-body.js'
+import { scrapeBody } from '../../metrics/exposition/body.js'
+import { CONTENT_TYPES, negotiateFormat } from '../../metrics/exposition/format.js'
+import type { ScrapeAssembler } from '../../metrics/exposition/scrape-assembler.js'
 import { scrapeBudgetMs } from '../scrape-budget.js'
 
 export interface MetricsRouteOptions {
   readonly path: string
-  readonly registry: ExporterRegistry
+  readonly assembler: ScrapeAssembler
   readonly scrapeTimeoutSeconds: number
 }
 
@@ -17,7 +17,7 @@ export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOp
       options.scrapeTimeoutSeconds,
       request.headers['x-prometheus-scrape-timeout-seconds'],
     )
-    const content = await options.registry.collect(budgetMs)
+    const content = await options.assembler.collect(budgetMs)
     const format = negotiateFormat(request.headers.accept)
     const compress = acceptsGzip(request.headers['accept-encoding'])
     const body = await scrapeBody(content, format, compress)

@@ -1,6 +1,22 @@
 import client from 'prom-client'
-import { DROPPED_RUNTIME_FAMILIES } from './catalogue.js'
-import type { ExpositionFamily, ExpositionType } from './exposition.js'
+import type { ExpositionFamily, ExpositionType } from '../metrics/exposition/format.js'
+
+/**
+ * Runtime families that prom-client's default metrics produce; declared here by prefix because
+ * prom-client names them (process_*, nodejs_*). They are rendered from their own registry.
+ */
+export const RUNTIME_FAMILY_PREFIXES = ['process_', 'nodejs_'] as const
+
+/**
+ * prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges with a counter's
+ * suffix, which `promtool check metrics` rejects. The same numbers are in the labelled
+ * `nodejs_active_{handles,requests,resources}` gauges (sum over `type`), so these are not served.
+ */
+export const DROPPED_RUNTIME_FAMILIES: ReadonlySet<string> = new Set([
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+])
 
 /**
  * The process and Node.js runtime families (process_*, nodejs_*) from prom-client's default

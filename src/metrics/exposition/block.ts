@@ -1,21 +1,20 @@
 import { promisify } from 'node:util'
 import { constants, inflateRaw as inflateRawCallback } from 'node:zlib'
-import type { FamilyKey } from './catalogue.js'
-import type { ExpositionFormat } from './exposition.js'
-import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip-segments.js'
+import type { ExpositionFormat } from './format.js'
+import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip.js'
 
 const inflateRaw = promisify(inflateRawCallback)
 
 /** One family as text: its header lines per format, and its sample lines (the same in both). */
 export interface BlockFamily {
-  readonly key: FamilyKey
+  readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, Buffer>>
   readonly chunks: readonly Buffer[]
 }
 
 /** One family compressed: its header lines per format, and its sample lines, as deflate segments. */
 export interface CompressedFamily {
-  readonly key: FamilyKey
+  readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, DeflatedSegment>>
   readonly segments: readonly DeflatedSegment[]
 }
@@ -80,13 +79,13 @@ async function compressFamily(
 /**
  * Families rendered once and served by every scrape as they are, in both formats (the sample lines
  * are shared, only the header lines differ): compressed as deflate segments, ready to be laid
- * into a gzip body next to the scrape's own parts (gzip-segments.ts). The text a client without
+ * into a gzip body next to the scrape's own parts (gzip.ts). The text a client without
  * gzip asks for is inflated back from the segments (HeldText above: one text at most, whatever
  * the clients).
  */
 export class ExpositionBlock {
   /** The families the block holds; a scrape must not render them again. */
-  readonly keys: ReadonlySet<FamilyKey>
+  readonly keys: ReadonlySet<string>
   readonly #compressed: Promise<readonly CompressedFamily[]>
   readonly #byteLength: Readonly<Record<ExpositionFormat, number>>
   #inflating: Promise<ReadonlyMap<DeflatedSegment, Buffer>> | undefined
@@ -132,7 +131,7 @@ export class ExpositionBlock {
   }
 
   private constructor(
-    keys: readonly FamilyKey[],
+    keys: readonly string[],
     compressed: Promise<readonly CompressedFamily[]>,
     lengths: Record<ExpositionFormat, number>,
   ) {

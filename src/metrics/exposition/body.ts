@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream'
-import { type ExpositionFormat, OPENMETRICS_EOF, renderFamilies } from './exposition.js'
-import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip-segments.js'
-import type { ScrapeContent } from './registry.js'
+import { type ExpositionFormat, OPENMETRICS_EOF } from './format.js'
+import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip.js'
+import type { ScrapeContent } from './scrape-assembler.js'
+import { familyParts } from './writer.js'
 
 /**
  * A response body as buffers to send in order; blocks' buffers are shared, never copied. An
  * uncompressed body is produced as it is sent (a block's text is inflated back segment by segment
- * unless held, exposition-block.ts), so a slow reader holds a buffer or two, not the whole text.
+ * unless held, block.ts), so a slow reader holds a buffer or two, not the whole text.
  */
 export interface ScrapeBody {
   readonly parts: Iterable<Buffer> | AsyncIterable<Buffer>
@@ -28,7 +29,7 @@ export async function scrapeBody(
   format: ExpositionFormat,
   compress: boolean,
 ): Promise<ScrapeBody> {
-  const head = Buffer.from(renderFamilies(content.families, format), 'utf8')
+  const head = Buffer.concat(familyParts(content.families, format))
   const eof = format === 'openmetrics'
   if (compress) {
     eofSegment ??= deflateSegment(EOF_BUFFER)

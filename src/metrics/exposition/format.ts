@@ -1,6 +1,7 @@
 /**
- * Renders metric families in the Prometheus text format 0.0.4 or in OpenMetrics 1.0.0. One
- * renderer serves the exporter's own families and prom-client's runtime families alike.
+ * The Prometheus text format 0.0.4 and OpenMetrics 1.0.0: header lines, escaping, values and
+ * content negotiation. The one writer (writer.ts) uses them for every family, per scrape and
+ * per snapshot alike.
  */
 
 export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped'
@@ -26,18 +27,6 @@ export const CONTENT_TYPES: Readonly<Record<ExpositionFormat, string>> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 }
 
-export function renderFamilies(families: readonly ExpositionFamily[], format: ExpositionFormat): string {
-  let out = ''
-  for (const family of families) out += renderFamily(family, format)
-  return out
-}
-
-export function renderFamily(family: ExpositionFamily, format: ExpositionFormat): string {
-  let out = familyHeader(family, format)
-  for (const sample of family.samples) out += sampleLine(sample.name, sample.labels, sample.value)
-  return out
-}
-
 /** The `# HELP` and `# TYPE` lines of a family. */
 export function familyHeader(
   family: { readonly name: string; readonly help: string; readonly type: ExpositionType },
@@ -50,22 +39,14 @@ export function familyHeader(
   return `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
 }
 
-/** One sample line; the same in both formats. */
-export function sampleLine(
-  name: string,
-  labels: ReadonlyArray<readonly [string, string]>,
-  value: number,
-): string {
-  let out = name
-  if (labels.length > 0) {
-    out += '{'
-    for (let index = 0; index < labels.length; index++) {
-      const [labelName, labelValue] = labels[index] as readonly [string, string]
-      out += `${index ? ',' : ''}${labelName}="${escapeLabelValue(labelValue)}"`
-    }
-    out += '}'
+/** `name="value",...` for labels given as pairs, in their order. */
+export function labelPairs(labels: ReadonlyArray<readonly [string, string]>): string {
+  let pairs = ''
+  for (let index = 0; index < labels.length; index++) {
+    const [labelName, labelValue] = labels[index] as readonly [string, string]
+    pairs += `${index ? ',' : ''}${labelName}="${escapeLabelValue(labelValue)}"`
   }
-  return `${out} ${formatValue(value)}\n`
+  return pairs
 }
 
 export const OPENMETRICS_EOF = '# EOF\n'
@@ -80,6 +61,11 @@ const NEEDS_ESCAPE = /[\\\n"]/
 export function escapeLabelValue(value: string): string {
   if (!NEEDS_ESCAPE.test(value)) return value
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+}
+
+/** `le` values as Prometheus clients write them: integers without a fraction, no exponent below 1e21. */
+export function formatBound(bound: number): string {
+  return Number.isFinite(bound) ? String(bound) : bound > 0 ? '+Inf' : '-Inf'
 }
 
 export function formatValue(value: number): string {

@@ -1,0 +1,27 @@
+import type { CatalogueName } from '../../src/collectors/catalogue.js'
+import { fullName } from '../../src/metrics/families.js'
+
+/**
+ * How the rows name metrics: from the catalogue by name (a family that does not exist fails
+ * type-checking), under the dashboard's namespace. Every query filters on `$job` and `$instance`;
+ * bucket queries also on `$bucket`.
+ */
+export interface Queries {
+  /** The full name of a family. */
+  readonly m: (name: CatalogueName) => string
+  /** A family with the job and instance selector (or another). */
+  readonly at: (name: CatalogueName, selector?: string) => string
+  /** A family with the job, instance and bucket selector. */
+  readonly b: (name: CatalogueName) => string
+  readonly sel: string
+  readonly bucketSel: string
+}
+
+export function queries(namespace: string): Queries {
+  const m = (name: CatalogueName) => fullName(namespace, name)
+  const sel = '{job=~"$job", instance=~"$instance"}'
+  const bucketSel = '{job=~"$job", instance=~"$instance", bucket=~"$bucket"}'
+  const at = (name: CatalogueName, selector = sel) => `${m(name)}${selector}`
+  const b = (name: CatalogueName) => at(name, bucketSel)
+  return { m, at, b, sel, bucketSel }
+}

@@ -1,0 +1,36 @@
+import { type Families, unionOf } from '../metrics/families.js'
+import { drivesFamilies } from './drives.js'
+import { exporterFamilies } from './exporter-families.js'
+import { loggerFamilies } from './logger.js'
+import { scanHealthFamilies } from './scan-health.js'
+import { usageFamilies } from './usage-series.js'
+
+/**
+ * The catalogue: every metric family the exporter can ever emit, as the union of what each part
+ * declares next to the code that emits it (drives.ts, usage-series.ts, scan-health.ts,
+ * exporter-families.ts, logger.ts). Its order is the exposition order. The README's metrics
+ * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
+ * here, at import.
+ */
+export const catalogue = unionOf(
+  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
+  ['drives', 'usage', 'scan health', 'exporter', 'logger'],
+)
+
+export type Catalogue = typeof catalogue
+export type CatalogueName = keyof Catalogue & string
+
+export const familyNames = Object.keys(catalogue) as CatalogueName[]
+
+/**
+ * `declared` ordered as the catalogue orders families; families the catalogue lacks (a test's
+ * own collectors) come last, in their order.
+ */
+export function inCatalogueOrder<F extends Families>(declared: F): F {
+  const rank = (name: string) => {
+    const index = familyNames.indexOf(name as CatalogueName)
+    return index < 0 ? familyNames.length : index
+  }
+  const names = Object.keys(declared).sort((a, b) => rank(a) - rank(b))
+  return Object.fromEntries(names.map((name) => [name, declared[name]])) as F
+}

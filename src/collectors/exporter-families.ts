@@ -1,0 +1,33 @@
+import { describe, family } from '../metrics/families.js'
+import type { MetricSink } from '../metrics/metric-set.js'
+import { VERSION } from '../version.js'
+
+/** The exporter itself: its build, and how each collector fared in this scrape (runner.ts). */
+export const exporterFamilies = describe('exporter', {
+  exporter_build_info: family(
+    'gauge',
+    ['version', 'node_version'],
+    'Build information of the exporter; always 1.',
+  ),
+  scrape_collector_success: family(
+    'gauge',
+    ['collector'],
+    'Whether the collector succeeded in this scrape (1) or failed or timed out (0).',
+  ),
+  scrape_collector_duration_seconds: family(
+    'gauge',
+    ['collector'],
+    'Time the collector took in this scrape.',
+  ),
+})
+
+type Sink = MetricSink<typeof exporterFamilies>
+
+export function writeBuildInfo(out: Sink): void {
+  out.set('exporter_build_info', { version: VERSION, node_version: process.version }, 1)
+}
+
+export function writeCollectorOutcome(out: Sink, collector: string, ok: boolean, seconds: number): void {
+  out.set('scrape_collector_success', { collector }, ok ? 1 : 0)
+  out.set('scrape_collector_duration_seconds', { collector }, seconds)
+}

@@ -1,0 +1,52 @@
+import { describe, family } from '../metrics/families.js'
+import type { MetricSink } from '../metrics/metric-set.js'
+import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
+
+/** Scanner health: the source's state and each bucket's last scan, written with the usage families. */
+export const scanHealthFamilies = describe('scanner', {
+  bucket_scan_success: family(
+    'gauge',
+    ['bucket'],
+    'Whether the last scan of the bucket succeeded (1) or failed (0); figures are from the last success.',
+  ),
+  bucket_scan_duration_seconds: family(
+    'gauge',
+    ['bucket'],
+    'Duration of the last scan of the bucket, retries included.',
+  ),
+  bucket_scan_last_success_timestamp_seconds: family(
+    'gauge',
+    ['bucket'],
+    'When the bucket was last scanned successfully, seconds since the epoch.',
+  ),
+  bucket_scan_unreadable_entries: family(
+    'gauge',
+    ['bucket'],
+    'Files and folders below the bucket that its last successful scan could not read (fs: path over PATH_MAX, I/O error, permission); the figures leave them out.',
+  ),
+  source_up: family(
+    'gauge',
+    ['source'],
+    'Whether the usage source answered the last scan (1: listed its buckets and measured at least one, if any) or not (0).',
+  ),
+})
+
+type Sink = MetricSink<typeof scanHealthFamilies>
+
+/** Whether the source answered the snapshot's scan. */
+export function writeSourceUp(out: Sink, snapshot: UsageSnapshot): void {
+  out.set('source_up', { source: snapshot.sourceName }, snapshot.sourceUp ? 1 : 0)
+}
+
+/** One bucket's last scan: success, duration, last success and unreadable entries. */
+export function writeScanHealth(out: Sink, record: BucketRecord): void {
+  const bucket = { bucket: record.name }
+  out.set('bucket_scan_success', bucket, record.scanSuccess ? 1 : 0)
+  out.set('bucket_scan_duration_seconds', bucket, record.scanDurationSeconds)
+  if (record.lastSuccessSeconds !== undefined) {
+    out.set('bucket_scan_last_success_timestamp_seconds', bucket, record.lastSuccessSeconds)
+  }
+  if (record.usage?.unreadableEntries !== undefined) {
+    out.set('bucket_scan_unreadable_entries', bucket, record.usage.unreadableEntries)
+  }
+}

@@ -1,0 +1,228 @@
+/*
+ * The usage collector's families and the code that writes them from a snapshot: used per scrape
+ * (the snapshot's age) and per snapshot (everything else, rendered once: usage-render.ts and its
+ * worker).
+ */
+
+import { describe, family, unionOf } from '../metrics/families.js'
+import type { MetricSink } from '../metrics/metric-set.js'
+import {
+  MINIO_SIZE_AGGREGATE,
+  MINIO_SIZE_RANGES,
+  MINIO_VERSION_RANGES,
+  OBJECT_SIZE_BOUNDS,
+} from '../scanner/size-ranges.js'
+import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
+import type { BucketUsage } from '../scanner/sources/types.js'
+import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
+
+/** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
+export const usageFamilies = describe('usage', {
+  cluster_bucket_total: family('untyped', [], 'Number of buckets measured in the last usage snapshot.'),
+  cluster_usage_total_bytes: family(
+    'gauge',
+    [],
+    "Bytes of current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_total_bytes).",
+  ),
+  cluster_usage_object_total: family(
+    'untyped',
+    [],
+    "Current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_object_total).",
+  ),
+  cluster_usage_version_total: family(
+    'untyped',
+    [],
+    'Object versions, summed over buckets scanned with versions.',
+  ),
+  cluster_usage_deletemarker_total: family(
+    'untyped',
+    [],
+    'Delete markers, summed over buckets scanned with versions.',
+  ),
+  bucket_usage_total_bytes: family(
+    'gauge',
+    ['bucket'],
+    "Bytes of current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main size counter, which also counts noncurrent versions and the parts of incomplete multipart uploads.",
+  ),
+  bucket_usage_object_total: family(
+    'untyped',
+    ['bucket'],
+    "Current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main object counter, which also counts noncurrent versions (not delete markers) and the parts of incomplete multipart uploads.",
+  ),
+  bucket_usage_version_total: family(
+    'untyped',
+    ['bucket'],
+    'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
+  ),
+  bucket_usage_deletemarker_total: family(
+    'untyped',
+    ['bucket'],
+    'Delete markers in the bucket (SCAN_VERSIONS).',
+  ),
+  bucket_noncurrent_bytes: family(
+    'gauge',
+    ['bucket'],
+    'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
+  ),
+  bucket_quota_total_bytes: family(
+    'gauge',
+    ['bucket'],
+    'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
+  ),
+  bucket_objects_size_distribution: family(
+    'gauge',
+    ['bucket', 'range'],
+    'Current objects per MinIO size range (BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO).',
+  ),
+  bucket_objects_version_distribution: family(
+    'gauge',
+    ['bucket', 'range'],
+    'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
+  ),
+  bucket_object_size_bytes: family(
+    'histogram',
+    ['bucket'],
+    'Size of current objects in the bucket, as a histogram (use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
+  ),
+  bucket_newest_object_timestamp_seconds: family(
+    'gauge',
+    ['bucket'],
+    'Last-modified time (mtime for fs) of the newest current object, seconds since the epoch.',
+  ),
+  bucket_oldest_object_timestamp_seconds: family(
+    'gauge',
+    ['bucket'],
+    'Last-modified time (mtime for fs) of the oldest current object, seconds since the epoch.',
+  ),
+  bucket_storage_class_bytes: family(
+    'gauge',
+    ['bucket', 'storage_class'],
+    'Bytes of current objects per storage class, as the store lists them (s3).',
+  ),
+  bucket_multipart_uploads_incomplete: family(
+    'gauge',
+    ['bucket'],
+    "Multipart uploads started and neither completed nor aborted (s3, where the store lists them; rgw: RGW's rgw.multimeta counter).",
+  ),
+  bucket_multipart_oldest_initiated_timestamp_seconds: family(
+    'gauge',
+    ['bucket'],
+    'Initiation time of the oldest incomplete multipart upload, seconds since the epoch.',
+  ),
+  usage_last_activity_nano_seconds: family(
+    'gauge',
+    [],
+    'Nanoseconds since the usage snapshot served was made (MinIO name).',
+  ),
+})
+
+/** What the usage collector emits: the usage families and the scan health of the same snapshot. */
+export const usageCollectorFamilies = unionOf([usageFamilies, scanHealthFamilies], ['usage', 'scan health'])
+export type UsageCollectorFamilies = typeof usageCollectorFamilies
+type Sink = MetricSink<UsageCollectorFamilies>
+
+/** Writes every usage and scanner family of `snapshot` but its age, which changes with every scrape. */
+export function writeSnapshotSeries(out: Sink, snapshot: UsageSnapshot): void {
+  writeSnapshotTotals(out, snapshot)
+  for (const record of snapshot.buckets) writeBucketSeries(out, record)
+}
+
+/** The snapshot-wide series: the source's state and the sums over measured buckets. */
+export function writeSnapshotTotals(out: Sink, snapshot: UsageSnapshot): void {
+  writeSourceUp(out, snapshot)
+  const totals = { buckets: 0, bytes: 0, objects: 0, versions: 0, deleteMarkers: 0, versioned: false }
+  for (const { usage } of snapshot.buckets) {
+    if (!usage) continue
+    totals.buckets++
+    totals.bytes += usage.bytes
+    totals.objects += usage.objects
+    if (usage.versions) {
+      totals.versioned = true
+      totals.versions += usage.versions.versions
+      totals.deleteMarkers += usage.versions.deleteMarkers
+    }
+  }
+  out.set('cluster_bucket_total', {}, totals.buckets)
+  out.set('cluster_usage_total_bytes', {}, totals.bytes)
+  out.set('cluster_usage_object_total', {}, totals.objects)
+  if (totals.versioned) {
+    out.set('cluster_usage_version_total', {}, totals.versions)
+    out.set('cluster_usage_deletemarker_total', {}, totals.deleteMarkers)
+  }
+}
+
+/** One bucket's series: its scan health, and its figures when it was ever measured. */
+export function writeBucketSeries(out: Sink, record: BucketRecord): void {
+  writeScanHealth(out, record)
+  if (record.usage) writeBucketUsage(out, record.name, record.usage)
+}
+
+function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
+  const bucket = { bucket: name }
+  out.set('bucket_usage_total_bytes', bucket, usage.bytes)
+  out.set('bucket_usage_object_total', bucket, usage.objects)
+  if (usage.sizeRanges) writeSizeRanges(out, name, usage.sizeRanges)
+  if (usage.sizeHistogram) {
+    let cumulative = 0
+    const cumulativeCounts = OBJECT_SIZE_BOUNDS.map((_, slot) => {
+      cumulative += usage.sizeHistogram?.[slot] ?? 0
+      return cumulative
+    })
+    out.histogram('bucket_object_size_bytes', bucket, {
+      upperBounds: OBJECT_SIZE_BOUNDS,
+      cumulativeCounts,
+      sum: usage.bytes,
+      count: usage.objects,
+    })
+  }
+  if (usage.newestModifiedSeconds !== undefined) {
+    out.set('bucket_newest_object_timestamp_seconds', bucket, usage.newestModifiedSeconds)
+  }
+  if (usage.oldestModifiedSeconds !== undefined) {
+    out.set('bucket_oldest_object_timestamp_seconds', bucket, usage.oldestModifiedSeconds)
+  }
+  for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
+    out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
+  }
+  if (usage.versions) {
+    out.set('bucket_usage_version_total', bucket, usage.versions.versions)
+    out.set('bucket_usage_deletemarker_total', bucket, usage.versions.deleteMarkers)
+    out.set('bucket_noncurrent_bytes', bucket, usage.versions.noncurrentBytes)
+    MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
+      out.set(
+        'bucket_objects_version_distribution',
+        { bucket: name, range },
+        usage.versions?.versionRanges[slot] ?? 0,
+      )
+    })
+  }
+  if (usage.multipart) {
+    out.set('bucket_multipart_uploads_incomplete', bucket, usage.multipart.incomplete)
+    if (usage.multipart.oldestInitiatedSeconds !== undefined) {
+      out.set(
+        'bucket_multipart_oldest_initiated_timestamp_seconds',
+        bucket,
+        usage.multipart.oldestInitiatedSeconds,
+      )
+    }
+  }
+  if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
+}
+
+/** MinIO's eleven `range` values, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
+function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {
+  MINIO_SIZE_RANGES.forEach(({ name: range }, slot) => {
+    out.set('bucket_objects_size_distribution', { bucket: name, range }, counts[slot] ?? 0)
+    if (slot === MINIO_SIZE_AGGREGATE.after) {
+      let aggregate = 0
+      for (let member = MINIO_SIZE_AGGREGATE.from; member <= MINIO_SIZE_AGGREGATE.to; member++) {
+        aggregate += counts[member] ?? 0
+      }
+      out.set(
+        'bucket_objects_size_distribution',
+        { bucket: name, range: MINIO_SIZE_AGGREGATE.name },
+        aggregate,
+      )
+    }
+  })
+}

@@ -1,0 +1,258 @@
+import {
+  type Families,
+  type FamilyNameOfType,
+  fullName,
+  type LabelsOf,
+  type SettableName,
+} from '../families.js'
+import {
+  type HistogramSnapshot,
+  type MetricSink,
+  UndeclaredFamilyError,
+  UndeclaredLabelsError,
+} from '../metric-set.js'
+import type { BlockFamily } from './block.js'
+import {
+  type ExpositionFamily,
+  type ExpositionFormat,
+  type ExpositionType,
+  escapeLabelValue,
+  familyHeader,
+  formatBound,
+  formatValue,
+  labelPairs,
+} from './format.js'
+
+interface PendingFamily {
+  readonly key: string
+  /** Full name, namespace included. */
+  readonly name: string
+  readonly help: string
+  readonly type: ExpositionType
+  readonly labelNames: readonly string[]
+  readonly bytes: ByteChunks
+}
+
+/**
+ * The one renderer of the exposition formats: a MetricSink that writes what is written into it as
+ * exposition text, straight into buffers, one set per family. No long strings are built (joining
+ * and converting them would hold the thread for tens of milliseconds), only one short string per
+ * line. A snapshot's families are rendered by it once (usage-render.ts and its worker), a scrape's
+ * own families by it on every scrape (scrape-assembler.ts), prom-client's runtime families
+ * included (writeFamily). families() gives the declared families in declaration order with their
+ * declared help and type, then the others in the order written, each with its header lines in
+ * both formats: the sample lines are the same in both.
+ */
+export class ExpositionWriter<F extends Families> implements MetricSink<F> {
+  readonly #namespace: string
+  readonly #declared: F
+  readonly #firstChunkBytes: number
+  readonly #families = new Map<string, PendingFamily>()
+  /** Families written by writeFamily, in order. */
+  readonly #others: PendingFamily[] = []
+  /** The last label set rendered: a bucket's labels object is reused for most of its series. */
+  #lastLabels: object | undefined
+  #lastNames: readonly string[] | undefined
+  #lastPairs = ''
+
+  /**
+   * `firstChunkBytes`: the first buffer of each family; the default suits a snapshot's families
+   * (thousands of lines), a scrape's own families (a few lines each) take a smaller one.
+   */
+  constructor(namespace: string, declared: F, options: { readonly firstChunkBytes?: number } = {}) {
+    this.#namespace = namespace
+    this.#declared = declared
+    this.#firstChunkBytes = options.firstChunkBytes ?? FIRST_CHUNK_BYTES
+  }
+
+  set<K extends SettableName<F>>(key: K, labels: LabelsOf<F, K>, value: number): void {
+    const family = this.#family(key)
+    const pairs = this.#pairs(family, labels)
+    family.bytes.write(`${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
+  }
+
+  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
+    key: K,
+    labels: LabelsOf<F, K>,
+    histogram: HistogramSnapshot,
+  ): void {
+    const family = this.#family(key)
+    const pairs = this.#pairs(family, labels)
+    const prefix = `${family.name}_bucket{${pairs ? `${pairs},` : ''}le="`
+    histogram.upperBounds.forEach((bound, index) => {
+      const count = histogram.cumulativeCounts[index] ?? 0
+      family.bytes.write(`${prefix}${formatBound(bound)}"} ${formatValue(count)}\n`)
+    })
+    const braces = pairs ? `{${pairs}}` : ''
+    family.bytes.write(
+      `${prefix}+Inf"} ${formatValue(histogram.count)}\n` +
+        `${family.name}_sum${braces} ${formatValue(histogram.sum)}\n` +
+        `${family.name}_count${braces} ${formatValue(histogram.count)}\n`,
+    )
+  }
+
+  /**
+   * A family outside the declaration, with its samples already named (prom-client's runtime
+   * families): written after the declared ones, its labels in the order given.
+   */
+  writeFamily(family: ExpositionFamily): void {
+    const pending: PendingFamily = {
+      key: family.name,
+      name: family.name,
+      help: family.help,
+      type: family.type,
+      labelNames: [],
+      bytes: new ByteChunks(this.#firstChunkBytes),
+    }
+    for (const sample of family.samples) {
+      const pairs = labelPairs(sample.labels)
+      pending.bytes.write(`${sample.name}${pairs ? `{${pairs}}` : ''} ${formatValue(sample.value)}\n`)
+    }
+    this.#others.push(pending)
+  }
+
+  /**
+   * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
+   * it goes instead of holding all the text); families() then gives the rest.
+   */
+  takeFilledChunks(): Map<string, Buffer[]> {
+    const taken = new Map<string, Buffer[]>()
+    for (const [key, family] of this.#families) {
+      const chunks = family.bytes.takeFilled()
+      if (chunks.length > 0) taken.set(key, chunks)
+    }
+    return taken
+  }
+
+  /** The families written: the declared in declaration order, then the others, with both headers. */
+  families(): BlockFamily[] {
+    const ordered: BlockFamily[] = []
+    for (const key of Object.keys(this.#declared)) {
+      const family = this.#families.get(key)
+      if (family) ordered.push(finished(family))
+    }
+    for (const family of this.#others) ordered.push(finished(family))
+    return ordered
+  }
+
+  #family(key: string): PendingFamily {
+    let family = this.#families.get(key)
+    if (!family) {
+      const definition = Object.hasOwn(this.#declared, key) ? this.#declared[key] : undefined
+      if (!definition) throw new UndeclaredFamilyError(`${key}: not declared by the writer's families`)
+      family = {
+        key,
+        name: fullName(this.#namespace, key),
+        help: definition.help,
+        type: definition.type,
+        labelNames: definition.labels,
+        bytes: new ByteChunks(this.#firstChunkBytes),
+      }
+      this.#families.set(key, family)
+    }
+    return family
+  }
+
+  /** `name="value",...` in the declared label order; throws when a declared label is missing. */
+  #pairs(family: PendingFamily, labels: Readonly<Record<string, string>>): string {
+    if (labels === this.#lastLabels && family.labelNames === this.#lastNames) return this.#lastPairs
+    let pairs = ''
+    for (let index = 0; index < family.labelNames.length; index++) {
+      const name = family.labelNames[index] as string
+      const value = labels[name]
+      if (value === undefined) {
+        throw new UndeclaredLabelsError(`${family.key}: label ${name} missing`)
+      }
+      pairs += `${index ? ',' : ''}${name}="${escapeLabelValue(value)}"`
+    }
+    this.#lastLabels = labels
+    this.#lastNames = family.labelNames
+    this.#lastPairs = pairs
+    return pairs
+  }
+}
+
+function finished(family: PendingFamily): BlockFamily {
+  return { key: family.key, headers: headersOf(family), chunks: family.bytes.finish() }
+}
+
+type Headers = Readonly<Record<ExpositionFormat, Buffer>>
+
+/**
+ * Header lines by name, help and type: the same few dozen families are written on every scrape.
+ * Bounded: emptied when full (it never is: families are declared, runtime ones fixed).
+ */
+const headerCache = new Map<string, Headers>()
+const HEADER_CACHE_ENTRIES = 4096
+
+/** A family's header lines in both formats (one buffer when they are the same). */
+function headersOf(family: PendingFamily): Headers {
+  const cacheKey = `${family.name}\n${family.type}\n${family.help}`
+  let headers = headerCache.get(cacheKey)
+  if (!headers) {
+    const text = familyHeader(family, 'text')
+    const openmetrics = familyHeader(family, 'openmetrics')
+    const textHeader = Buffer.from(text, 'utf8')
+    headers = {
+      text: textHeader,
+      openmetrics: openmetrics === text ? textHeader : Buffer.from(openmetrics, 'utf8'),
+    }
+    if (headerCache.size >= HEADER_CACHE_ENTRIES) headerCache.clear()
+    headerCache.set(cacheKey, headers)
+  }
+  return headers
+}
+
+/** The buffers of `families` in `format`, in order: each family's header lines, then its samples. */
+export function familyParts(families: readonly BlockFamily[], format: ExpositionFormat): Buffer[] {
+  return families.flatMap((family) => [family.headers[format], ...family.chunks])
+}
+
+const FIRST_CHUNK_BYTES = 16 << 10
+const MAX_CHUNK_BYTES = 256 << 10
+/** Buffers up to this size come from Node's pool (Buffer.poolSize / 2) and are not copied at the end. */
+const SMALL_CHUNK_BYTES = Buffer.poolSize >>> 1
+
+/** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
+class ByteChunks {
+  readonly #chunks: Buffer[] = []
+  #current: Buffer
+  #used = 0
+
+  constructor(firstBytes: number) {
+    this.#current = Buffer.allocUnsafe(firstBytes)
+  }
+
+  write(text: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    if (this.#current.length - this.#used < text.length * 3) this.#next(text.length * 3)
+    this.#used += this.#current.write(text, this.#used, 'utf8')
+  }
+
+  /** The buffers filled so far (not the one being written), removed from here. */
+  takeFilled(): Buffer[] {
+    return this.#chunks.splice(0)
+  }
+
+  /** The written bytes; the last buffer is copied to its size, so no unused memory stays held. */
+  finish(): Buffer[] {
+    if (this.#used > 0 && this.#current.length <= SMALL_CHUNK_BYTES) {
+      // A small buffer (a scrape's own family) is a slice of Node's shared pool: kept as it is.
+      this.#chunks.push(this.#current.subarray(0, this.#used))
+    } else if (this.#used > 0) {
+      const written = Buffer.allocUnsafeSlow(this.#used)
+      this.#current.copy(written, 0, 0, this.#used)
+      this.#chunks.push(written)
+    }
+    this.#current = Buffer.alloc(0)
+    this.#used = 0
+    return this.#chunks
+  }
+
+  #next(minimum: number): void {
+    if (this.#used > 0) this.#chunks.push(this.#current.subarray(0, this.#used))
+    const size = Math.min(MAX_CHUNK_BYTES, this.#current.length * 2)
+    this.#current = Buffer.allocUnsafe(Math.max(size, minimum))
+    this.#used = 0
+  }
+}
