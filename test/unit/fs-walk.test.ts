@@ -104,11 +104,20 @@ test('bucket labels: UTF-8 names are their own label; others are escaped, distin
   })
 })
 
-/** Threads of this process waiting in the kernel uninterruptibly (state D): here, in the hung mount. */
-function threadsInKernelWait(): number {
+/**
+ * Threads of this process waiting in the kernel on a FUSE request (state D, wait channel fuse_* or
+ * request_wait_answer): here, in the hung mount. Other threads in state D (disk I/O of a busy
+ * machine) come and go and are not counted, so the count cannot be thrown off by them.
+ */
+function threadsWaitingOnFuse(): number {
   return readdirSync('/proc/self/task').filter((task) => {
-    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('D')
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+      const wchan = readFileSync(`/proc/self/task/${task}/wchan`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('D') && /fuse|request_wait_answer/.test(wchan)
+    } catch {
+      return false // the thread ended while being read
+    }
   }).length
 }
 
@@ -117,9 +126,15 @@ test('walk threads stuck on a hung filesystem are counted until it answers, and 
   const mountPoint = join(root, 'hung')
   await mkdir(mountPoint)
   const hung = await mountHungFilesystem(mountPoint)
-  // Released before the folder is removed: removing a tree with a hung mount in it would hang.
+  const pool = new WalkPool(MAX_STUCK_WALKS)
+  const stops: AbortController[] = []
+  // Whatever failed: walks stopped and the mount released (the stuck threads then return), the
+  // pool closed, and only then the folder removed: a thread left waiting would keep this test
+  // file's process from ever exiting, and removing a tree with a hung mount in it would hang.
   t.after(async () => {
+    for (const stop of stops) stop.abort(new Error('test ended'))
     if (typeof hung !== 'string') await hung.release()
+    await pool.close()
     await rm(root, { recursive: true, force: true })
   })
   if (typeof hung === 'string') {
@@ -128,17 +143,16 @@ test('walk threads stuck on a hung filesystem are counted until it answers, and 
       throw new Error(`CI must be able to mount a FUSE filesystem: ${hung}`)
     return t.skip(hung)
   }
-  const pool = new WalkPool(MAX_STUCK_WALKS)
   const walks = Array.from({ length: MAX_STUCK_WALKS }, (_, index) => {
     const stop = new AbortController()
+    stops.push(stop)
     const task = { dirs: [mountPoint], expand: false, isBucketRoot: true }
     return { stop, walk: pool.run(task, stop.signal, `bucket-${index}`) }
   })
   for (const { walk } of walks) walk.catch(() => undefined)
-  const before = threadsInKernelWait()
   await waitFor(
     'every walk thread to wait in the hung mount',
-    () => threadsInKernelWait() >= before + MAX_STUCK_WALKS,
+    () => threadsWaitingOnFuse() >= MAX_STUCK_WALKS,
     {
       timeoutMs: 30_000,
       intervalMs: 50,
