@@ -5,8 +5,8 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
+import { BucketUsageSchema } from './bucket-usage.js'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
-import { BucketUsageSchema } from './sources/types.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
