@@ -54,6 +54,8 @@ export const BucketUsageSchema = Type.Object({
   sizeHistogram: Type.Optional(Counts(OBJECT_SIZE_BOUNDS.length + 1)),
   /** Current objects per MINIO_SIZE_RANGES entry (disjoint ranges, MinIO's aggregate not included). */
   sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
+  /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
+  largestObjectBytes: Type.Optional(Count),
   /** Last-modified times of the newest and oldest current object. */
   newestModifiedSeconds: Type.Optional(StoreSeconds),
   oldestModifiedSeconds: Type.Optional(StoreSeconds),
@@ -104,6 +106,7 @@ export class UsageAccumulator {
   #objects = 0
   readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
   readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
+  #largestBytes = 0
   #newestMs = Number.NEGATIVE_INFINITY
   #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
@@ -118,6 +121,7 @@ export class UsageAccumulator {
     checkedSize(size)
     this.#bytes += size
     this.#objects++
+    if (size > this.#largestBytes) this.#largestBytes = size
     ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
     if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
@@ -137,7 +141,11 @@ export class UsageAccumulator {
       sizeHistogram: [...this.#sizeHistogram],
       sizeRanges: [...this.#sizeRanges],
       ...(hasObjects
-        ? { newestModifiedSeconds: this.#newestMs / 1000, oldestModifiedSeconds: this.#oldestMs / 1000 }
+        ? {
+            largestObjectBytes: this.#largestBytes,
+            newestModifiedSeconds: this.#newestMs / 1000,
+            oldestModifiedSeconds: this.#oldestMs / 1000,
+          }
         : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
     }
@@ -183,6 +191,7 @@ export class VersionAccumulator {
 
 /** Sums two partial figures of one bucket (parts of a walk done on different threads). */
 export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
+  const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
   const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
   const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
   const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes)
@@ -193,6 +202,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     objects: a.objects + b.objects,
     ...(sizeHistogram ? { sizeHistogram } : {}),
     ...(sizeRanges ? { sizeRanges } : {}),
+    ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
     ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
     ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
     ...(storageClassBytes ? { storageClassBytes } : {}),
