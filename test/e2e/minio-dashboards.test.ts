@@ -161,16 +161,7 @@ describe("MinIO's Grafana dashboards on exporters in MinIO mode", { skip: promto
     const exporters = [
       { ...minioMode(FS_SERVER), DATA_DIR: dataDir, DRIVES: [...drives, missingDrive()].join(',') },
       { ...minioMode('node-2:9000'), ...s3rver.exporterEnv, DRIVES: drives[0] as string },
-      {
-        ...minioMode('node-3:9000'),
-        BUCKETS_SOURCE: 's3',
-        S3_ENDPOINT: xmlStore.endpoint,
-        S3_FORCE_PATH_STYLE: 'true',
-        S3_ACCESS_KEY_ID: 'test',
-        S3_SECRET_ACCESS_KEY: 'test',
-        SCAN_VERSIONS: 'true',
-        DRIVES: drives[0] as string,
-      },
+      { ...minioMode('node-3:9000'), ...xmlStore.exporterEnv, DRIVES: drives[0] as string },
     ]
     const targets: string[] = []
     for (const env of exporters) {
