@@ -109,6 +109,8 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
       out.set('cluster_drive_total', {}, options.drives.length)
       out.set('cluster_drive_online_total', {}, online)
       out.set('cluster_drive_offline_total', {}, options.drives.length - online)
+      // No drive configured (a remote source without DRIVES): the capacity is unknown, not zero.
+      if (options.drives.length === 0) return
       out.set('cluster_capacity_raw_total_bytes', {}, rawTotal)
       out.set('cluster_capacity_raw_free_bytes', {}, rawFree)
       out.set('cluster_capacity_usable_total_bytes', {}, Math.floor(rawTotal * dataShare))
