@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type TestContext, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 import { sampleValue } from '../support/exposition.js'
 import { type ExporterProcess, freePort, startExporterProcess } from '../support/process.js'
 import { fillBucket, S3RVER_KEYS, startS3rver } from '../support/s3rver.js'
@@ -168,5 +170,70 @@ test('S3 variables set while the source is fs: one warning naming them', async (
   assert.equal(warning?.level, 40)
   assert.deepEqual(warning?.variables, ['RGW_ADMIN_PATH', 'S3_ENDPOINT', 'SCAN_VERSIONS'])
   assert.match(String(warning?.msg), /BUCKETS_SOURCE=fs reads none of them/)
+  assert.equal(await serving.stop(), 0)
+})
+
+/** df's Used and Avail of the filesystem holding `path`, in bytes. */
+async function df(path: string): Promise<{ used: number; avail: number }> {
+  const { stdout } = await promisify(execFile)('df', ['-B1', '--output=used,avail', path])
+  const [used, avail] = (stdout.trim().split('\n')[1] ?? '').trim().split(/\s+/).map(Number)
+  assert.ok(Number.isFinite(used) && Number.isFinite(avail), `df output: ${stdout}`)
+  return { used: used as number, avail: avail as number }
+}
+
+test("one 'used' everywhere: the page's Use% and the used and free families are df's for the same path", async (t) => {
+  const cwd = await scratchFolder(t, 'objstore-first-hour-')
+  const serving = await startServingProcess(t, { LOG_MODE: 'json', DRIVES: cwd }, cwd)
+  // The page shows what the last scrape found.
+  const scrape = await serving.scrape()
+  const page = await (await fetch(`${serving.baseUrl}/`)).text()
+  const expected = await df(cwd)
+  const shown = /<tr data-drive="[^"]+">.*?(\d+\.\d)% used<\/td>/.exec(page)?.[1]
+  const dfShare = (100 * expected.used) / (expected.used + expected.avail)
+  // The page rounds to 0.1%; the filesystem may move a little between the scrape and df.
+  assert.ok(Math.abs(Number(shown) - dfShare) <= 0.15, `page ${shown}% used, df ${dfShare.toFixed(2)}%`)
+  const used = sampleValue(scrape, 'objstore_node_drive_used_bytes', { drive: cwd })
+  const free = sampleValue(scrape, 'objstore_node_drive_free_bytes', { drive: cwd })
+  const slack = 0.002 * (expected.used + expected.avail)
+  assert.ok(Math.abs(used - expected.used) <= slack, `used ${used}, df ${expected.used}`)
+  assert.ok(Math.abs(free - expected.avail) <= slack, `free ${free}, df avail ${expected.avail}`)
+  assert.equal(await serving.stop(), 0)
+})
+
+test('source down: the page gives the reason beside the source, /readyz stays ready (it can serve /metrics)', async (t) => {
+  const cwd = await scratchFolder(t, 'objstore-first-hour-')
+  const closed = await freePort()
+  const serving = await startServingProcess(
+    t,
+    {
+      LOG_MODE: 'json',
+      BUCKETS_SOURCE: 's3',
+      S3_ENDPOINT: `http://127.0.0.1:${closed}`,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: S3RVER_KEYS.accessKeyId,
+      S3_SECRET_ACCESS_KEY: S3RVER_KEYS.secretAccessKey,
+    },
+    cwd,
+  )
+  const [scan] = await serving.waitForLogs(
+    'a scan of the source down',
+    (line) => line.msg === 'usage scan finished',
+  )
+  assert.equal(scan?.sourceUp, false)
+  assert.match(String(scan?.error), /ECONNREFUSED/)
+  const page = await (await fetch(`${serving.baseUrl}/`)).text()
+  assert.match(
+    page,
+    /<tr data-source="s3"><td>source <code>s3<\/code><\/td><td class="state bad">down: ListBuckets: [^<]*ECONNREFUSED/,
+  )
+  assert.match(
+    page,
+    /id="last-scan">Source <code>s3<\/code> <span class="state bad">down: ListBuckets: [^<]*ECONNREFUSED/,
+  )
+  assert.ok(!page.includes(S3RVER_KEYS.secretAccessKey), 'no secret on the page')
+  const ready = await fetch(`${serving.baseUrl}/readyz`)
+  assert.equal(ready.status, 200, 'ready: /metrics serves source_up 0 and the last good figures')
+  const scrape = await serving.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 's3' }), 0)
   assert.equal(await serving.stop(), 0)
 })
