@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
+import { ConfigError } from './config-error.js'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
@@ -35,13 +36,7 @@ export type Config = Readonly<
   } & BucketSelection
 >
 
-/** Start-up refused: one line per bad variable, ready to print as is. */
-export class ConfigError extends Error {
-  constructor(readonly lines: readonly string[]) {
-    super(lines.join('\n'))
-    this.name = 'ConfigError'
-  }
-}
+export { ConfigError }
 
 interface AjvError {
   instancePath: string

@@ -37,6 +37,7 @@ export const s3Source = defineSource({
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
+      caFile: settings.S3_CA_FILE,
       logger,
     }),
 })
