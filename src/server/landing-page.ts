@@ -104,7 +104,9 @@ function renderDrives(input: LandingPageInput, text: (value: string) => string):
     const { totalBytes, usedBytes, freeBytes } = state.capacity
     // df's Use%: used / (used + available), blocks reserved for root counted in neither.
     const usedShare = usedShareOf(state.capacity)
-    return `<tr data-drive="${text(path)}">${name}<td class="bar"><meter min="0" max="${totalBytes}" low="${Math.round(totalBytes * 0.85)}" high="${Math.round(totalBytes * 0.95)}" optimum="0" value="${usedBytes}" title="${percent(usedShare)} used">${percent(usedShare)} used</meter> ${percent(usedShare)} used</td><td>${formatBytes(usedBytes)} of ${formatBytes(totalBytes)}</td><td>${formatBytes(freeBytes)} free</td></tr>`
+    // The bar's whole is what df's Use% divides by, so the bar and the figure agree.
+    const usable = usedBytes + freeBytes
+    return `<tr data-drive="${text(path)}">${name}<td class="bar"><meter min="0" max="${usable}" low="${Math.round(usable * 0.85)}" high="${Math.round(usable * 0.95)}" optimum="0" value="${usedBytes}" title="${percent(usedShare)} used">${percent(usedShare)} used</meter> ${percent(usedShare)} used</td><td>${formatBytes(usedBytes)} of ${formatBytes(totalBytes)}</td><td>${formatBytes(freeBytes)} free</td></tr>`
   })
   return `<table>
 <thead><tr><th>Drive</th><th>Used</th><th>Capacity</th><th>Free</th></tr></thead>
