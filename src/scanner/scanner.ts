@@ -155,6 +155,7 @@ export class UsageScanner {
   async #scan(): Promise<UsageSnapshot> {
     const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
     const startedAtMs = Date.now()
+    this.#logger.debug({ source: source.name }, 'usage scan started')
     const result = await scanOnce({
       source,
       filter,
