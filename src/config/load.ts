@@ -110,6 +110,13 @@ export function loadConfiguration(
     } else
       warnings.push({ variable: unknown.name, closest: unknown.closest, origin: origin ?? 'the environment' })
   }
+  // `S3_ENDPOINT_URL=` with S3_ENDPOINT unset: empty, but as much a wrong turn to another store.
+  for (const unknown of unknownVariables(empty, Object.keys(properties), GUARDED_VARIABLES)) {
+    if (SOURCE_SELECTING_VARIABLES.has(unknown.closest) && !values.has(unknown.closest))
+      problems.push(
+        `${unknown.name}: set but empty, and not a variable of objstore-exporter; did you mean ${unknown.closest}? It chooses which store is read, so it is never ignored: rename or remove it`,
+      )
+  }
 
   // Numbers reach Ajv as numbers, already checked, so its Number() coercion never runs on them.
   const data: Record<string, string | number> = {}

@@ -67,3 +67,13 @@ test("variables of a source other than the chosen one are named for a warning, t
     ['S3_CA_FILE', 'S3_FORCE_PATH_STYLE'],
   )
 })
+
+test('an empty near-miss of a store-choosing variable is refused while the variable itself is unset', () => {
+  assert.deepEqual(
+    refusalLines(() => load({ BUCKETS_SOURCE: 's3', S3_ENDPOINT_URL: '' })),
+    [
+      'S3_ENDPOINT_URL: set but empty, and not a variable of objstore-exporter; did you mean S3_ENDPOINT? It chooses which store is read, so it is never ignored: rename or remove it',
+    ],
+  )
+  assert.equal(load({ ...S3, S3_ENDPOINT_URL: '' }).config.S3_ENDPOINT, S3.S3_ENDPOINT)
+})
