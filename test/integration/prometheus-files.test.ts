@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
+import { anchorsOf } from '../../scripts/markdown-links.js'
 import { promtool, promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 
 const needsPromtool = { skip: promtoolSkipReason() }
@@ -89,14 +90,6 @@ interface RuleTests {
   tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }>
 }
 
-/** GitHub's anchor for a Markdown heading: lower case, spaces to hyphens, other punctuation dropped. */
-const anchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\w\- ]/g, '')
-    .replace(/ /g, '-')
-
 test('every alert has a severity, summary, description and runbook_url, and is tested firing and silent', () => {
   const rules = (
     parse(readFileSync(join(REPO_ROOT, RULES), 'utf8')) as { groups: Array<{ rules: AlertRule[] }> }
@@ -108,7 +101,7 @@ test('every alert has a severity, summary, description and runbook_url, and is t
   )
   assert.ok(rules.length >= 15)
   const runbook = readFileSync(join(REPO_ROOT, 'docs/runbook.md'), 'utf8')
-  const anchors = new Set([...runbook.matchAll(/^#{2,3} (.+)$/gm)].map((match) => anchor(match[1] ?? '')))
+  const anchors = anchorsOf(runbook)
   for (const rule of rules) {
     const name = rule.alert ?? ''
     assert.match(rule.labels?.severity ?? '', /^(critical|warning|info)$/, `${name}: severity`)
