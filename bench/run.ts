@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { BUILD_ENV, buildFolder, compile } from './support/build.js'
+import { type ReadmeTable, readmeTableFor, updateBenchReadme } from './support/readme.js'
 import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
 
 /**
@@ -11,9 +13,22 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
  * only benches whose file name contains "scrape". Arguments after the filter go to each bench
  * (`npm run bench -- soak --minutes 2`). The soak bench runs only when named: it takes 10 minutes.
  * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
+ * `--readme` (anywhere among the arguments) also writes the table into README.md's Performance
+ * section: a full run writes the main table, `npm run bench -- soak --readme` the soak's
+ * (support/readme.ts); the README is then reviewed and committed like any change.
  */
+const started = performance.now()
 const folder = fileURLToPath(new URL('.', import.meta.url))
-const [filter = '', ...benchArgs] = process.argv.slice(2)
+const args = process.argv.slice(2)
+const readme = args.includes('--readme')
+const [filter = '', ...benchArgs] = args.filter((arg) => arg !== '--readme')
+let readmeTable: ReadmeTable | undefined
+try {
+  if (readme) readmeTable = readmeTableFor(filter)
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`)
+  process.exit(2)
+}
 /** Run only when the filter names them. */
 const ON_REQUEST = ['soak.bench.ts']
 const files = (await readdir(folder))
@@ -48,4 +63,10 @@ for (const file of files) {
 }
 rmSync(build, { recursive: true, force: true })
 process.stdout.write(`\n== summary\n${formatTable(rows)}\n`)
+if (readmeTable) {
+  const path = new URL('../README.md', import.meta.url)
+  const run = { elapsedMs: performance.now() - started, cores: availableParallelism() }
+  writeFileSync(path, updateBenchReadme(readFileSync(path, 'utf8'), readmeTable, rows, run))
+  process.stdout.write(`README.md: the ${readmeTable} table written (review it before committing)\n`)
+}
 process.exitCode = rows.every((row) => row.pass) ? 0 : 1

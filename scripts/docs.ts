@@ -2,6 +2,7 @@ import { catalogue, familyNames } from '../src/collectors/catalogue.js'
 import { describeExpected } from '../src/config/load.js'
 import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
+import { replaceBetween } from './readme-markers.js'
 
 /**
  * The README's generated parts: the configuration table from the env schema and the metrics
@@ -36,13 +37,6 @@ export function renderMetricsTable(namespace = 'objstore'): string {
     return `| \`${namespace}_${name}\` | ${type} | ${labelText} | ${group} | ${cell(help)} |`
   })
   return ['| Metric | Type | Labels | Group | Meaning |', '|---|---|---|---|---|', ...rows].join('\n')
-}
-
-function replaceBetween(text: string, [start, end]: readonly [string, string], body: string): string {
-  const from = text.indexOf(start)
-  const to = text.indexOf(end)
-  if (from < 0 || to < from) throw new Error(`README lacks the markers ${start} ... ${end}`)
-  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`
 }
 
 /** The README with its generated sections brought up to date. */
