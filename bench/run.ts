@@ -4,7 +4,12 @@ import { readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { BUILD_ENV, buildFolder, compile } from './support/build.js'
-import { type ReadmeTable, readmeTableFor, updateBenchReadme } from './support/readme.js'
+import {
+  type PageTable,
+  PERFORMANCE_PAGE,
+  pageTableFor,
+  updatePerformancePage,
+} from './support/performance-page.js'
 import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
 
 /**
@@ -13,18 +18,16 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
  * only benches whose file name contains "scrape". Arguments after the filter go to each bench
  * (`npm run bench -- soak --minutes 2`). The soak bench runs only when named: it takes 10 minutes.
  * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
- * `--readme` (anywhere among the arguments) also writes the table into README.md's Performance
- * section: a full run writes the main table, `npm run bench -- soak --readme` the soak's
- * (support/readme.ts); the README is then reviewed and committed like any change.
+ * `--docs` (anywhere among the arguments) also writes the table into docs/performance.md: a full
+ * run the main table, `npm run bench -- soak --docs` the soak's (support/performance-page.ts).
  */
 const started = performance.now()
 const folder = fileURLToPath(new URL('.', import.meta.url))
 const args = process.argv.slice(2)
-const readme = args.includes('--readme')
-const [filter = '', ...benchArgs] = args.filter((arg) => arg !== '--readme')
-let readmeTable: ReadmeTable | undefined
+const [filter = '', ...benchArgs] = args.filter((arg) => arg !== '--docs')
+let pageTable: PageTable | undefined
 try {
-  if (readme) readmeTable = readmeTableFor(filter)
+  if (args.includes('--docs')) pageTable = pageTableFor(filter)
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`)
   process.exit(2)
@@ -63,10 +66,10 @@ for (const file of files) {
 }
 rmSync(build, { recursive: true, force: true })
 process.stdout.write(`\n== summary\n${formatTable(rows)}\n`)
-if (readmeTable) {
-  const path = new URL('../README.md', import.meta.url)
+if (pageTable) {
+  const path = new URL(`../${PERFORMANCE_PAGE}`, import.meta.url)
   const run = { elapsedMs: performance.now() - started, cores: availableParallelism() }
-  writeFileSync(path, updateBenchReadme(readFileSync(path, 'utf8'), readmeTable, rows, run))
-  process.stdout.write(`README.md: the ${readmeTable} table written (review it before committing)\n`)
+  writeFileSync(path, updatePerformancePage(readFileSync(path, 'utf8'), pageTable, rows, run))
+  process.stdout.write(`${PERFORMANCE_PAGE}: the ${pageTable} table written (review it before committing)\n`)
 }
 process.exitCode = rows.every((row) => row.pass) ? 0 : 1
