@@ -1,8 +1,15 @@
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { BUILD_ENV, buildFolder, compile } from './support/build.js'
+import {
+  type PageTable,
+  PERFORMANCE_PAGE,
+  pageTableFor,
+  updatePerformancePage,
+} from './support/performance-page.js'
 import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
 
 /**
@@ -11,9 +18,20 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
  * only benches whose file name contains "scrape". Arguments after the filter go to each bench
  * (`npm run bench -- soak --minutes 2`). The soak bench runs only when named: it takes 10 minutes.
  * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
+ * `--docs` (anywhere among the arguments) also writes the table into docs/performance.md: a full
+ * run the main table, `npm run bench -- soak --docs` the soak's (support/performance-page.ts).
  */
+const started = performance.now()
 const folder = fileURLToPath(new URL('.', import.meta.url))
-const [filter = '', ...benchArgs] = process.argv.slice(2)
+const args = process.argv.slice(2)
+const [filter = '', ...benchArgs] = args.filter((arg) => arg !== '--docs')
+let pageTable: PageTable | undefined
+try {
+  if (args.includes('--docs')) pageTable = pageTableFor(filter)
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`)
+  process.exit(2)
+}
 /** Run only when the filter names them. */
 const ON_REQUEST = ['soak.bench.ts']
 const files = (await readdir(folder))
@@ -48,4 +66,10 @@ for (const file of files) {
 }
 rmSync(build, { recursive: true, force: true })
 process.stdout.write(`\n== summary\n${formatTable(rows)}\n`)
+if (pageTable) {
+  const path = new URL(`../${PERFORMANCE_PAGE}`, import.meta.url)
+  const run = { elapsedMs: performance.now() - started, cores: availableParallelism() }
+  writeFileSync(path, updatePerformancePage(readFileSync(path, 'utf8'), pageTable, rows, run))
+  process.stdout.write(`${PERFORMANCE_PAGE}: the ${pageTable} table written (review it before committing)\n`)
+}
 process.exitCode = rows.every((row) => row.pass) ? 0 : 1

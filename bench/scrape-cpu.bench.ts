@@ -66,6 +66,11 @@ try {
   cleanups.unshift(() => exporter.close())
   await exporter.app.listen({ host: '127.0.0.1', port: 0 })
   const ours = `http://127.0.0.1:${(exporter.app.server.address() as AddressInfo).port}/metrics`
+  const zipped = { 'Accept-Encoding': 'gzip' }
+  // The publication phase ends with an inject; Fastify loads light-my-request on the first one
+  // (a synchronous require, 20-130 ms here under tsx's loader). Loaded now, outside any
+  // measurement: that block is the bench's, not the exporter's (production never injects).
+  await exporter.app.inject({ url: '/metrics', headers: zipped })
 
   // under-pressure answers 503 for a second after the event loop was held for more than
   // MAX_EVENT_LOOP_DELAY_MS; this process holds it in setup and in every prom-client scrape, so the
@@ -87,7 +92,6 @@ try {
     return { cpuMs: (used.user + used.system) / 1000 / count, blockMs, bytes: results.bytes / count }
   }
   const plain = {}
-  const zipped = { 'Accept-Encoding': 'gzip' }
   const oursPlain = await measure(ours, plain, OURS_SCRAPES)
   const oursGzip = await measure(ours, zipped, OURS_SCRAPES)
 

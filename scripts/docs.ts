@@ -9,6 +9,7 @@ import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import type { FamilyGroup } from '../src/metrics/families.js'
 import { SOURCES } from '../src/scanner/sources/list.js'
+import { replaceBetween } from './page-markers.js'
 
 /**
  * The generated references: docs/configuration.md's variable tables from the env schema and
@@ -110,18 +111,6 @@ export function renderMetricsReference(namespace = 'objstore'): string {
       ].join('\n')
     })
     .join('\n\n')
-}
-
-function replaceBetween(
-  page: string,
-  text: string,
-  [start, end]: readonly [string, string],
-  body: string,
-): string {
-  const from = text.indexOf(start)
-  const to = text.indexOf(end)
-  if (from < 0 || to < from) throw new Error(`${page} lacks the markers ${start} ... ${end}`)
-  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`
 }
 
 /** A generated page with its tables brought up to date (the prose around the markers kept). */
