@@ -44,6 +44,12 @@ interface AjvError {
 export interface LoadOptions {
   /** Path of a dotenv file read when present (variables in `env` win); false to read none. */
   dotenvPath?: string | false
+  /**
+   * Values given on the command line (`objstore-exporter --source s3`), by variable name, with the
+   * flag that set them: they win over the environment and the .env file, and go through the same
+   * checks (an error line names the flag).
+   */
+  overrides?: ReadonlyMap<string, { readonly text: string; readonly flag: string }>
 }
 
 /** A variable that looks meant for the exporter but is not one of its names; worth a warning. */
@@ -57,6 +63,13 @@ export interface ConfigWarning {
 export interface LoadedConfig {
   readonly config: Config
   readonly warnings: readonly ConfigWarning[]
+  /**
+   * Every variable's validated value as the schema holds it (defaults applied, before lists and
+   * globs are parsed), and where each set one came from (`the environment`, `.env line 3`,
+   * `--source`); unset variables have no origin: they hold their default.
+   */
+  readonly effective: Readonly<Record<string, string | number | boolean>>
+  readonly origins: ReadonlyMap<string, string>
 }
 
 /** Where a value came from; undefined for the environment, the usual case, which lines leave unsaid. */
@@ -87,6 +100,8 @@ export function loadConfiguration(
 ): LoadedConfig {
   const problems: string[] = []
   const values = sourcedValues(env, options.dotenvPath ?? '.env', problems)
+  for (const [name, { text, flag }] of options.overrides ?? [])
+    values.set(name, { text: text.trim(), origin: flag })
   const properties = envSchema.properties as Record<string, PropertySchema>
   const warnings: ConfigWarning[] = []
   for (const unknown of unknownVariables(values.keys(), Object.keys(properties), GUARDED_VARIABLES)) {
@@ -122,7 +137,8 @@ export function loadConfiguration(
     problems.push(...describeErrors(errors, values).filter((line) => !named.has(line.split(/[=:]/)[0])))
   }
   if (problems.length > 0 || raw === undefined) throw new ConfigError(problems)
-  return { config: checkRelations(raw), warnings }
+  const origins = new Map([...values].map(([name, value]) => [name, value.origin ?? 'the environment']))
+  return { config: checkRelations(raw), warnings, effective: Object.freeze({ ...raw }), origins }
 }
 
 /**
