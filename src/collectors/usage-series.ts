@@ -84,6 +84,11 @@ export const usageFamilies = describe('usage', {
     ['bucket'],
     'Size of current objects in the bucket, as a histogram (use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
   ),
+  bucket_largest_object_bytes: family(
+    'gauge',
+    ['bucket'],
+    'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
+  ),
   bucket_newest_object_timestamp_seconds: family(
     'gauge',
     ['bucket'],
@@ -174,6 +179,9 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
       sum: usage.bytes,
       count: usage.objects,
     })
+  }
+  if (usage.largestObjectBytes !== undefined) {
+    out.set('bucket_largest_object_bytes', bucket, usage.largestObjectBytes)
   }
   if (usage.newestModifiedSeconds !== undefined) {
     out.set('bucket_newest_object_timestamp_seconds', bucket, usage.newestModifiedSeconds)

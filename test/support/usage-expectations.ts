@@ -89,11 +89,17 @@ export function assertBucketUsage(
   const times = objects.map((object) => object.modifiedSeconds)
   const newest = findSamples(scrape, ns('bucket_newest_object_timestamp_seconds'), { bucket })
   const oldest = findSamples(scrape, ns('bucket_oldest_object_timestamp_seconds'), { bucket })
+  const largest = findSamples(scrape, ns('bucket_largest_object_bytes'), { bucket })
   if (objects.length === 0) {
-    assert.equal(newest.length + oldest.length, 0, `${at}: no object, no newest/oldest`)
+    assert.equal(
+      newest.length + oldest.length + largest.length,
+      0,
+      `${at}: no object, no newest/oldest/largest`,
+    )
   } else {
     assert.equal(newest[0]?.value, Math.max(...times), `${at}: newest`)
     assert.equal(oldest[0]?.value, Math.min(...times), `${at}: oldest`)
+    assert.equal(largest[0]?.value, Math.max(...objects.map((object) => object.size)), `${at}: largest`)
   }
 }
 

@@ -1,7 +1,7 @@
+import { UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
 import type { BucketUsage } from '../../src/scanner/sources/types.js'
-import { UsageAccumulator, VersionAccumulator } from '../../src/scanner/usage-fold.js'
 
 /**
  * Snapshots with every usage family, made the way a scan makes them: generated objects folded by

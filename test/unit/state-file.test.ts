@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
 import type { BucketUsage } from '../../src/scanner/sources/types.js'
 import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/state-file.js'
-import { UsageAccumulator } from '../../src/scanner/usage-fold.js'
 import { scratchFolder } from '../support/scratch.js'
 
 function sampleSnapshot(): UsageSnapshot {

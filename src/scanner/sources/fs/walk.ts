@@ -1,5 +1,5 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
-import { UsageAccumulator } from '../../usage-fold.js'
+import { UsageAccumulator } from '../../bucket-usage.js'
 import type { BucketUsage } from '../types.js'
 
 /**

@@ -2,7 +2,7 @@
  * The admin API's bucket-stats answers, parsed and checked: every figure a whole count, every
  * bucket named; a bucket whose figures are not counts is an entry with an error, so it fails alone.
  */
-import { isCount } from '../../usage-fold.js'
+import { isCount } from '../../bucket-usage.js'
 
 /** Usage of one RGW storage category (`rgw.main`, `rgw.multimeta`, `rgw.none`, `rgw.shadow`...). */
 export interface RgwCategoryUsage {

@@ -1,4 +1,4 @@
-import { isCount } from '../../usage-fold.js'
+import { isCount } from '../../bucket-usage.js'
 import { type FailureKind, SourceError } from '../types.js'
 import { RedirectNotFollowedError, ResponseTooLargeError } from '../upstream-answer.js'
 

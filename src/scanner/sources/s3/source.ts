@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
+import { UsageAccumulator, VersionAccumulator } from '../../bucket-usage.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
-import { UsageAccumulator, VersionAccumulator } from '../../usage-fold.js'
 import {
   type BucketUsage,
   type MultipartUsage,

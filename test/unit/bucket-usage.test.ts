@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { mergeUsage, UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
 import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
-import { mergeUsage, UsageAccumulator, VersionAccumulator } from '../../src/scanner/usage-fold.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
 const MIB = 1024 * 1024
@@ -68,7 +68,7 @@ test('histogram bounds are 1 KiB x 4^k up to 256 GiB', () => {
   )
 })
 
-test('newest and oldest modification times; storage classes, the default counted as STANDARD', () => {
+test('largest object, newest and oldest modification times; storage classes, the default as STANDARD', () => {
   const fold = new UsageAccumulator({ storageClasses: true })
   fold.add(10, 5_000, 'STANDARD')
   fold.add(20, 9_000, undefined)
@@ -76,9 +76,11 @@ test('newest and oldest modification times; storage classes, the default counted
   const usage = fold.finish()
   assert.equal(usage.newestModifiedSeconds, 9)
   assert.equal(usage.oldestModifiedSeconds, 1)
+  assert.equal(usage.largestObjectBytes, 30)
   assert.deepEqual(usage.storageClassBytes, { STANDARD: 30, GLACIER: 30 })
   const empty = new UsageAccumulator({ storageClasses: true }).finish()
   assert.equal(empty.newestModifiedSeconds, undefined, 'no objects, no newest object')
+  assert.equal(empty.largestObjectBytes, undefined, 'no objects, no largest object')
   assert.deepEqual(empty.storageClassBytes, {})
 })
 
