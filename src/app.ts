@@ -5,6 +5,8 @@ import { secretValues } from './config/secret-values.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
+import { openApi } from './server/api/openapi.js'
+import { apiRoutes } from './server/api/routes.js'
 import { connectionLimit } from './server/connection-limits.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
 import { loadShedding } from './server/plugins/load-shedding.js'
@@ -59,12 +61,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     retryAfterSeconds: 10,
   })
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
+  await app.register(openApi, { bearer: deps.token !== undefined })
   await app.register(healthRoutes, { readiness: deps.readiness })
   await app.register(landingRoute, {
     metricsPath: config.METRICS_PATH,
     status: deps.status,
     secrets: secretValues(config),
   })
+  await app.register(apiRoutes, { status: deps.status, secrets: secretValues(config) })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,

@@ -78,10 +78,14 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const status: ExporterStatus = {
     startedAtMs: Date.now(),
     namespace: config.METRICS_NAMESPACE,
+    source: config.BUCKETS_SOURCE,
+    scanIntervalSeconds: config.SCAN_INTERVAL_SECONDS,
     collectors: () => runner.outcomes(),
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
     usage: () => scanner.snapshot,
+    nextScanAtMs: () => scanner.nextScanAtMs,
+    sourceFailure: () => scanner.sourceFailure,
   }
   const app = await buildApp({
     config,

@@ -42,6 +42,7 @@ export class UsageScanner {
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
   #sourceFailure: string | undefined
+  #nextScanAtMs: number | undefined
   #stateFailure: string | undefined
   /** The records last refused, so the same refusal is not logged after every scan. */
   #lastRefused = '[]'
@@ -58,6 +59,16 @@ export class UsageScanner {
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
   get snapshot(): UsageSnapshot | undefined {
     return this.#snapshot
+  }
+
+  /** When the next scan is due (ms since the epoch); undefined while one runs or once closed. */
+  get nextScanAtMs(): number | undefined {
+    return this.#nextScanAtMs
+  }
+
+  /** Why the last scan found the source down (unscrubbed: the caller blanks secrets); undefined when up. */
+  get sourceFailure(): string | undefined {
+    return this.#sourceFailure
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -103,6 +114,7 @@ export class UsageScanner {
     if (this.#closed) return Promise.reject(new Error('usage scanner closed'))
     if (this.#running) return this.#running
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = undefined
     const running = this.#scan().finally(() => {
       this.#running = undefined
       if (!this.#closed) this.#schedule(this.#jittered(this.#options.intervalMs))
@@ -116,6 +128,7 @@ export class UsageScanner {
     if (this.#closed) return
     this.#closed = true
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = undefined
     this.#controller.abort(new Error('usage scanner closed'))
     await this.#running?.catch(() => undefined)
     await this.#options.source.close()
@@ -123,6 +136,7 @@ export class UsageScanner {
 
   #schedule(delayMs: number): void {
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = Date.now() + delayMs
     this.#timer = setTimeout(() => {
       // Failures of the source are in the snapshot; a scan rejects when the scanner closes, or on
       // a bug, which must not pass silently (the next scan is scheduled either way).

@@ -15,10 +15,17 @@ export interface DriveStatus {
 export interface ExporterStatus {
   readonly startedAtMs: number
   readonly namespace: string
+  /** BUCKETS_SOURCE. */
+  readonly source: string
+  readonly scanIntervalSeconds: number
   collectors(): readonly CollectorOutcome[]
   drives(): readonly DriveStatus[]
   /** Readiness checks not passing yet. */
   waitingFor(): readonly string[]
   /** The bucket scanner's last snapshot; undefined until the first scan (or state file). */
   usage(): UsageSnapshot | undefined
+  /** When the next scan is due, ms since the epoch; undefined while a scan runs. */
+  nextScanAtMs(): number | undefined
+  /** Why the last scan found the source down (secrets not yet blanked); undefined when up. */
+  sourceFailure(): string | undefined
 }
