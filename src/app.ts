@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import { secretValues } from './config/secret-values.js'
+import { secretValuesOf } from './logging/redaction.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
@@ -68,7 +69,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     status: deps.status,
     secrets: secretValues(config),
   })
-  await app.register(apiRoutes, { status: deps.status, secrets: secretValues(config) })
+  // Error texts there may quote the SDK's own credentials (the AWS_* chain) as well as ours.
+  await app.register(apiRoutes, { status: deps.status, secrets: secretValuesOf(config, process.env) })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,
