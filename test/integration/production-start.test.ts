@@ -104,9 +104,18 @@ describe('production start: dist/ with npm ci --omit=dev', { timeout: 15 * 60_00
     })
     const exited = once(npm, 'exit')
     await waitForHttpOk(`http://127.0.0.1:${port}/healthz`, () => npm.exitCode === null, 60_000)
-    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`)
-    assert.equal(metrics.status, 200)
-    assert.match(await metrics.text(), /^objstore_exporter_build_info\{/m)
+    // A scrape may be shed (503) while the machine is busy: asked again until served, bounded.
+    let scrape = ''
+    await waitFor(
+      'a served scrape',
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/metrics`)
+        scrape = await response.text()
+        return response.status === 200
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    )
+    assert.match(scrape, /^objstore_exporter_build_info\{/m)
     npm.kill('SIGTERM')
     await exited
     // npm has exited; the exporter must be gone with it (it shuts down on the forwarded SIGTERM).
