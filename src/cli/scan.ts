@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js'
 import { createLogger } from '../logging/create-logger.js'
 import { createScannerFromConfig } from '../scanner/index.js'
+import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { loadWithFlags, refuseConfiguration } from './flags.js'
 import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
 
@@ -27,7 +28,7 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   const config = { ...loaded.config, STATE_FILE: '' }
   const logging = createLogger(config, { consoleOutput: process.stderr })
   const scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
-  let snapshot: Awaited<ReturnType<typeof scanner.scanNow>>
+  let snapshot: UsageSnapshot
   try {
     snapshot = await scanner.scanNow()
   } finally {
@@ -37,8 +38,16 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
     namespace: config.METRICS_NAMESPACE,
     bytes: options.bytes === true,
   })
-  if (typeof options.output === 'string') await writeAtomically(options.output, output)
-  else
+  if (typeof options.output === 'string') {
+    try {
+      await writeAtomically(options.output, output)
+    } catch (error) {
+      process.stderr.write(
+        `objstore-exporter: scan: cannot write ${options.output}: ${(error as Error).message}\n`,
+      )
+      process.exit(1)
+    }
+  } else
     await new Promise<void>((resolve, reject) =>
       process.stdout.write(output, (error) => (error ? reject(error) : resolve())),
     )

@@ -128,6 +128,15 @@ describe('objstore-exporter command line on fs', () => {
     assert.equal(sampleValue(parsed, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }), 1_502_048)
     assert.equal(sampleValue(parsed, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
     assert.equal(sampleValue(parsed, 'objstore_cluster_bucket_total', {}), 2)
+    // A folder that does not exist: one line naming the file, exit 1, nothing left behind.
+    const missing = join(folder, 'no-such-folder', 'objstore.prom')
+    const refused = await runCommand(
+      ['scan', '--once', '--format', 'prometheus', '--output', missing],
+      env,
+      folder,
+    )
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, /scan: cannot write .*no-such-folder\/objstore\.prom: ENOENT/)
   })
 
   it('check-config prints the effective configuration with its origins, secrets masked', async () => {
