@@ -205,7 +205,7 @@ test('docker-compose: every variable of the configuration in .env reaches the ex
 
 test('docker-compose: the names it interpolates from .env draw no unknown-variable warning', () => {
   const names = [...read('docker-compose.yml').matchAll(/\$\{(\w+)/g)].map((match) => match[1] ?? '')
-  assert.ok(names.includes('HOST_DATA_PATH'))
+  assert.ok(names.includes('HOST_DATA_PATH'), `compose interpolates ${names.join(', ')}`)
   assert.deepEqual(
     unknownVariables(new Set(names), [...VARIABLES], GUARDED_VARIABLES).map((unknown) => unknown.name),
     [],

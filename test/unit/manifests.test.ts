@@ -113,7 +113,7 @@ test('the image tag is one everywhere: docs build command, compose, every worklo
       (container) => container.image,
     ),
   )
-  assert.ok(images.length >= 2)
+  assert.ok(images.length >= 2, `${images.length} images`)
   assert.deepEqual([...new Set(images)], [tag])
 })
 
@@ -125,7 +125,7 @@ test('probes name a port the container declares and routes the app serves withou
     const workloads = documents()
       .map(({ manifest }) => manifest as unknown as Manifest)
       .filter((manifest) => manifest.spec?.template)
-    assert.ok(workloads.length >= 2)
+    assert.ok(workloads.length >= 2, `${workloads.length} workloads`)
     for (const workload of workloads) {
       for (const container of workload.spec?.template?.spec.containers ?? []) {
         const ports = container.ports.map((port) => port.name)
