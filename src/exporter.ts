@@ -41,6 +41,14 @@ export interface Exporter {
   close(): Promise<void>
 }
 
+/** How the exporter's families are named: METRICS_NAMESPACE, and `server` when METRICS_SERVER_LABEL is set. */
+export function expositionNaming(config: Config): ExpositionNaming {
+  return {
+    namespace: config.METRICS_NAMESPACE,
+    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
+  }
+}
+
 /**
  * The composition root: config -> sources -> snapshot -> collectors -> scrape assembler
  * (exposition) -> HTTP app. Throws a
@@ -51,10 +59,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
-  const naming: ExpositionNaming = {
-    namespace: config.METRICS_NAMESPACE,
-    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
-  }
+  const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))

@@ -1,7 +1,7 @@
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
-import { ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
+import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { scanJson } from '../scanner/snapshot-json.js'
 
@@ -11,13 +11,13 @@ export type ScanFormat = 'table' | 'json' | 'prometheus'
 export function renderScan(
   snapshot: UsageSnapshot,
   format: ScanFormat,
-  options: { readonly namespace: string; readonly bytes: boolean },
+  options: { readonly naming: ExpositionNaming; readonly bytes: boolean },
 ): Buffer {
   switch (format) {
     case 'json':
       return Buffer.from(`${JSON.stringify(scanJson(snapshot), null, 2)}\n`)
     case 'prometheus':
-      return prometheusText(snapshot, options.namespace)
+      return prometheusText(snapshot, options.naming)
     default:
       return Buffer.from(bucketTable(snapshot, options.bytes))
   }
@@ -27,8 +27,8 @@ export function renderScan(
  * The usage families of `snapshot` in the Prometheus text format, by the exporter's one renderer
  * (the same lines /metrics serves for this snapshot), for node_exporter's textfile collector.
  */
-function prometheusText(snapshot: UsageSnapshot, namespace: string): Buffer {
-  const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
+function prometheusText(snapshot: UsageSnapshot, naming: ExpositionNaming): Buffer {
+  const writer = new ExpositionWriter(naming, usageCollectorFamilies)
   writeSnapshotSeries(writer, snapshot)
   return Buffer.concat(familyParts(writer.families(), 'text'))
 }

@@ -1,4 +1,5 @@
 import type { LoadedConfig } from '../config/load.js'
+import { expositionNaming } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
 import { createScannerFromConfig } from '../scanner/index.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
@@ -35,7 +36,7 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
     await scanner.close()
   }
   const output = renderScan(snapshot, options.format as ScanFormat, {
-    namespace: config.METRICS_NAMESPACE,
+    naming: expositionNaming(config),
     bytes: options.bytes === true,
   })
   if (typeof options.output === 'string') {

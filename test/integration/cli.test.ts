@@ -128,6 +128,22 @@ describe('objstore-exporter command line on fs', () => {
     assert.equal(sampleValue(parsed, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }), 1_502_048)
     assert.equal(sampleValue(parsed, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
     assert.equal(sampleValue(parsed, 'objstore_cluster_bucket_total', {}), 2)
+    // Named as /metrics names them: MinIO's namespace and server label when configured.
+    const minio = await runCommand(
+      ['scan', '--once', '--format', 'prometheus'],
+      { ...env, METRICS_NAMESPACE: 'minio', METRICS_SERVER_LABEL: 'node-1:9000' },
+      folder,
+    )
+    ok(minio)
+    assert.equal(promtoolCheckMetrics(minio.stdout), '')
+    const named = parseExposition(minio.stdout)
+    assert.ok(named.samples.length > 0)
+    assert.ok(
+      named.samples.every(
+        (sample) => sample.labels.server === 'node-1:9000' && sample.name.startsWith('minio_'),
+      ),
+    )
+    assert.equal(sampleValue(named, 'minio_bucket_usage_total_bytes', { bucket: 'photos' }), 1_502_048)
     // A folder that does not exist: one line naming the file, exit 1, nothing left behind.
     const missing = join(folder, 'no-such-folder', 'objstore.prom')
     const refused = await runCommand(
