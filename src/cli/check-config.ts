@@ -4,7 +4,7 @@ import { CREDENTIAL_URL_VARIABLES, SECRET_VARIABLES } from '../config/schema.js'
 import { withoutCredentials } from '../config/url-credentials.js'
 import { loadServerSecurity } from '../security/server-security.js'
 import { VERSION } from '../version.js'
-import { loadWithFlags, refuseConfiguration } from './flags.js'
+import { loadWithFlags, otherSourceWarning, refuseConfiguration } from './flags.js'
 
 /**
  * `objstore-exporter check-config`: the checks serve makes before it listens (every variable, the
@@ -24,6 +24,10 @@ export async function checkConfig(options: Readonly<Record<string, unknown>>): P
   for (const { variable, closest, origin } of loaded.warnings)
     process.stderr.write(
       `objstore-exporter: warning: unknown variable ${variable} ignored (${origin}); did you mean ${closest}?\n`,
+    )
+  if (loaded.otherSourceVariables.length > 0)
+    process.stderr.write(
+      `objstore-exporter: warning: ${otherSourceWarning(loaded.otherSourceVariables, loaded.config.BUCKETS_SOURCE)}\n`,
     )
   process.stdout.write(describeConfiguration(loaded))
 }

@@ -101,3 +101,8 @@ export function refuseConfiguration(error: unknown): never {
   for (const line of error.lines) process.stderr.write(`objstore-exporter: invalid configuration: ${line}\n`)
   process.exit(2)
 }
+
+/** Serve's warning when variables of another source are set (check-config prints the same). */
+export function otherSourceWarning(variables: readonly string[], source: string): string {
+  return `${variables.join(', ')} set, but BUCKETS_SOURCE=${source} reads none of them; is BUCKETS_SOURCE the one meant?`
+}

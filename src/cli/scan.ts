@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js'
 import { expositionNaming } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
+import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { createScannerFromConfig } from '../scanner/index.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { loadWithFlags, refuseConfiguration } from './flags.js'
@@ -28,6 +29,7 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   }
   const config = { ...loaded.config, STATE_FILE: '' }
   const logging = createLogger(config, { consoleOutput: process.stderr })
+  routeProcessWarnings(logging.logger)
   const scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
   let snapshot: UsageSnapshot
   try {

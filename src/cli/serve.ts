@@ -1,9 +1,11 @@
 import type { Config, ConfigWarning } from '../config/load.js'
+import type { StartupSummary } from '../config/source-checks.js'
 import { createExporter, type Exporter } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
+import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { settleStuckWalks, stuckWalks } from '../scanner/sources/fs/walk-pool.js'
 import { VERSION } from '../version.js'
-import { loadWithFlags, refuseConfiguration } from './flags.js'
+import { loadWithFlags, otherSourceWarning, refuseConfiguration } from './flags.js'
 
 /**
  * `objstore-exporter serve` (the default command, and `npm start`): serves /metrics until SIGTERM
@@ -12,17 +14,26 @@ import { loadWithFlags, refuseConfiguration } from './flags.js'
 export async function serve(options: Readonly<Record<string, unknown>>): Promise<void> {
   let config: Config
   let warnings: readonly ConfigWarning[]
+  let otherSourceVariables: readonly string[]
+  let summary: StartupSummary
   try {
-    ;({ config, warnings } = loadWithFlags(process.env, options))
+    ;({ config, warnings, otherSourceVariables, summary } = loadWithFlags(process.env, options))
   } catch (error) {
     refuseConfiguration(error)
   }
   const logging = createLogger(config)
   const { logger } = logging
+  routeProcessWarnings(logger)
   for (const { variable, closest, origin } of warnings) {
     logger.warn(
       { variable, closest, origin },
       `unknown variable ${variable} ignored; did you mean ${closest}?`,
+    )
+  }
+  if (otherSourceVariables.length > 0) {
+    logger.warn(
+      { variables: otherSourceVariables, source: config.BUCKETS_SOURCE },
+      otherSourceWarning(otherSourceVariables, config.BUCKETS_SOURCE),
     )
   }
   let exporter: Exporter
@@ -42,8 +53,8 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
       address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
       authentication:
         config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
-      drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
+      ...summary,
       ...logging.banner,
     },
     'objstore-exporter listening',

@@ -41,6 +41,7 @@ export class UsageScanner {
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
+  /** When the scheduled scan starts, ms since the epoch; undefined while one runs or once closed. */
   #sourceFailure: string | undefined
   #nextScanAtMs: number | undefined
   #stateFailure: string | undefined
@@ -61,12 +62,12 @@ export class UsageScanner {
     return this.#snapshot
   }
 
-  /** When the next scan is due (ms since the epoch); undefined while one runs or once closed. */
+  /** When the next scan starts (ms since the epoch); undefined while a scan runs, or once closed. */
   get nextScanAtMs(): number | undefined {
     return this.#nextScanAtMs
   }
 
-  /** Why the last scan found the source down (unscrubbed: the caller blanks secrets); undefined when up. */
+  /** Why the source failed the last scan (secrets are the page's and the log's to scrub); undefined when up. */
   get sourceFailure(): string | undefined {
     return this.#sourceFailure
   }
@@ -153,6 +154,8 @@ export class UsageScanner {
 
   async #scan(): Promise<UsageSnapshot> {
     const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
+    const startedAtMs = Date.now()
+    this.#logger.debug({ source: source.name }, 'usage scan started')
     const result = await scanOnce({
       source,
       filter,
@@ -164,22 +167,38 @@ export class UsageScanner {
       failures: this.#bucketFailures,
     })
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result.sourceUp, result.records)
+    return this.#finish(result.sourceUp, result.records, startedAtMs)
   }
 
-  async #finish(sourceUp: boolean, buckets: BucketRecord[]): Promise<UsageSnapshot> {
+  async #finish(sourceUp: boolean, buckets: BucketRecord[], startedAtMs: number): Promise<UsageSnapshot> {
     const { source } = this.#options
     const snapshot = freezeSnapshot({
       sourceName: source.name,
       sourceId: source.id,
       sourceUp,
       completedAtMs: Date.now(),
+      startedAtMs,
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     })
     this.#publish(snapshot)
     await this.#saveState(snapshot)
-    this.#logger.debug(
-      { buckets: buckets.length, failed: buckets.filter((record) => !record.scanSuccess).length, sourceUp },
+    // At info: the one line that says a scan happened and what it found (new buckets appear now).
+    let objects = 0
+    let bytes = 0
+    for (const record of buckets) {
+      objects += record.usage?.objects ?? 0
+      bytes += record.usage?.bytes ?? 0
+    }
+    this.#logger.info(
+      {
+        buckets: buckets.length,
+        objects,
+        bytes,
+        durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
+        failed: buckets.filter((record) => !record.scanSuccess).length,
+        sourceUp,
+        ...(this.#sourceFailure ? { error: this.#sourceFailure } : {}),
+      },
       'usage scan finished',
     )
     return snapshot

@@ -45,8 +45,8 @@ test('an answer of 500 is logged with its route and error, though request lines 
       drives: () => [],
       waitingFor: () => [],
       usage: () => snapshot,
-      nextScanAtMs: () => undefined,
       sourceFailure: () => undefined,
+      nextScanAtMs: () => undefined,
     },
   })
   try {
