@@ -12,7 +12,9 @@
  *   collectors/                      families from snapshots and probes: scanner, metrics, logging
  *   server/                          routes and pages: anything but the composition root
  *   app.ts, exporter.ts, main.ts,    the composition root: imported by nothing in a folder
- *   healthcheck.ts
+ *   healthcheck.ts                   (but cli/)
+ *   cli/                             the command line (serve, check-config, scan): over the
+ *                                    root; imported by main.ts only
  *
  * The issue's data flow, config -> sources -> snapshot -> collectors -> exposition -> server, is
  * what these arrows allow; metrics/ sits below collectors/ because collectors write into metric
@@ -26,7 +28,7 @@
 
 /** Everything of src outside `folder`, but the leaves. */
 const OTHER_LAYERS = '^src/(?!(version|worker-threads)\\.ts$)'
-const ROOT = '^src/(app|exporter|main|healthcheck)\\.ts$'
+const ROOT = '^src/((app|exporter|main|healthcheck)\\.ts$|cli/)'
 /**
  * The usage sources' declarations: the source list, and each source folder's entry (index.ts) and
  * variables (settings.ts). The config schema is derived from them, so config may import them; in
@@ -115,6 +117,13 @@ module.exports = {
       comment: 'Routes and pages are given what they show; only the composition root assembles.',
       from: { path: '^src/server/' },
       to: { path: ROOT },
+    },
+    {
+      name: 'cli-only-from-main',
+      severity: 'error',
+      comment: 'The command line is the top: main.ts runs it; nothing else in src imports it.',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', '^src/cli/'] },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'src-not-to-tests-or-tools',

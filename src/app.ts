@@ -2,9 +2,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import { secretValues } from './config/secret-values.js'
+import { secretValuesOf } from './logging/redaction.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
+import { openApi } from './server/api/openapi.js'
+import { apiRoutes } from './server/api/routes.js'
 import { connectionLimit } from './server/connection-limits.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
 import { loadShedding } from './server/plugins/load-shedding.js'
@@ -59,12 +62,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     retryAfterSeconds: 10,
   })
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
+  await app.register(openApi, { bearer: deps.token !== undefined })
   await app.register(healthRoutes, { readiness: deps.readiness })
   await app.register(landingRoute, {
     metricsPath: config.METRICS_PATH,
     status: deps.status,
     secrets: secretValues(config),
   })
+  // Error texts there may quote the SDK's own credentials (the AWS_* chain) as well as ours.
+  await app.register(apiRoutes, { status: deps.status, secrets: secretValuesOf(config, process.env) })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,

@@ -42,6 +42,14 @@ export interface Exporter {
   close(): Promise<void>
 }
 
+/** How the exporter's families are named: METRICS_NAMESPACE, and `server` when METRICS_SERVER_LABEL is set. */
+export function expositionNaming(config: Config): ExpositionNaming {
+  return {
+    namespace: config.METRICS_NAMESPACE,
+    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
+  }
+}
+
 /**
  * The composition root: config -> sources -> snapshot -> collectors -> scrape assembler
  * (exposition) -> HTTP app. Throws a
@@ -54,10 +62,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
     await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
-  const naming: ExpositionNaming = {
-    namespace: config.METRICS_NAMESPACE,
-    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
-  }
+  const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
@@ -86,6 +91,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const status: ExporterStatus = {
     startedAtMs: Date.now(),
     namespace: config.METRICS_NAMESPACE,
+    source: config.BUCKETS_SOURCE,
+    scanIntervalSeconds: config.SCAN_INTERVAL_SECONDS,
     collectors: () => runner.outcomes(),
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs'
+
 /** One assignment of a .env file: its value and the line it was on (1-based), for error lines. */
 export interface DotenvEntry {
   readonly value: string
@@ -65,4 +67,30 @@ function parseValue(text: string): string | undefined {
   if (position >= text.length) return undefined
   const after = text.slice(position + 1).trim()
   return after === '' || after.startsWith('#') ? value : undefined
+}
+
+/** A .env file larger than this is refused rather than read (it is meant for a few dozen lines). */
+const MAX_DOTENV_BYTES = 1024 * 1024
+
+/**
+ * The .env file's assignments; a missing file is none. One that is not a regular file (a folder,
+ * a FIFO or /dev/zero would block or never end), is over MAX_DOTENV_BYTES or cannot be read is a
+ * problem named by its path.
+ */
+export function readDotenv(path: string): ParsedDotenv {
+  const refused = (reason: string): ParsedDotenv => ({ entries: new Map(), problems: [`${path}: ${reason}`] })
+  let text: string
+  try {
+    const stats = statSync(path)
+    if (!stats.isFile()) return refused('not a regular file; expected NAME=value lines')
+    if (stats.size > MAX_DOTENV_BYTES)
+      return refused(`larger than ${MAX_DOTENV_BYTES} bytes; expected NAME=value lines`)
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return { entries: new Map(), problems: [] }
+    return refused(`cannot be read (${code ?? String(error)})`)
+  }
+  const parsed = parseDotenv(text)
+  return { entries: parsed.entries, problems: parsed.problems.map((problem) => `${path} ${problem}`) }
 }

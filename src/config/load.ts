@@ -1,8 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { ConfigError } from './config-error.js'
-import { type ParsedDotenv, parseDotenv } from './dotenv.js'
+import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { checkRequirements } from './requirements.js'
@@ -47,6 +46,12 @@ interface AjvError {
 export interface LoadOptions {
   /** Path of a dotenv file read when present (variables in `env` win); false to read none. */
   dotenvPath?: string | false
+  /**
+   * Values given on the command line (`objstore-exporter --source s3`), by variable name, with the
+   * flag that set them: they win over the environment and the .env file, and go through the same
+   * checks (an error line names the flag).
+   */
+  overrides?: ReadonlyMap<string, { readonly text: string; readonly flag: string }>
 }
 
 /** A variable that looks meant for the exporter but is not one of its names; worth a warning. */
@@ -64,6 +69,13 @@ export interface LoadedConfig {
   readonly otherSourceVariables: readonly string[]
   /** The active source, its endpoint, the bucket selection, the interval and drives: the start-up line. */
   readonly summary: StartupSummary
+  /**
+   * Every variable's validated value as the schema holds it (defaults applied, before lists and
+   * globs are parsed), and where each set one came from (`the environment`, `.env line 3`,
+   * `--source`); unset variables have no origin: they hold their default.
+   */
+  readonly effective: Readonly<Record<string, string | number | boolean>>
+  readonly origins: ReadonlyMap<string, string>
 }
 
 /** Where a value came from; undefined for the environment, the usual case, which lines leave unsaid. */
@@ -71,9 +83,6 @@ interface SourcedValue {
   readonly text: string
   readonly origin?: string
 }
-
-/** A .env file larger than this is refused rather than read (it is meant for a few dozen lines). */
-const MAX_DOTENV_BYTES = 1024 * 1024
 
 /**
  * Reads and validates the configuration from `env` (process.env in production, a plain object in
@@ -95,6 +104,9 @@ export function loadConfiguration(
   const problems: string[] = []
   const empty = new Set<string>()
   const values = sourcedValues(env, options.dotenvPath ?? '.env', problems, empty)
+  // A flag wins over both; an empty one is unset, as an empty variable is.
+  for (const [name, { text, flag }] of options.overrides ?? [])
+    if (text.trim() !== '') values.set(name, { text: text.trim(), origin: flag })
   const properties = envSchema.properties as Record<string, PropertySchema>
   const warnings: ConfigWarning[] = []
   for (const unknown of unknownVariables(values.keys(), Object.keys(properties), GUARDED_VARIABLES)) {
@@ -148,6 +160,8 @@ export function loadConfiguration(
     warnings,
     otherSourceVariables: otherSourceVariables(raw, values.keys()),
     summary: startupSummary(raw, config.DRIVES),
+    effective: Object.freeze({ ...raw }),
+    origins: new Map([...values].map(([name, value]) => [name, value.origin ?? 'the environment'])),
   }
 }
 
@@ -193,29 +207,6 @@ function decimal(text: string, type: 'number' | 'integer'): number | undefined {
   if (!pattern.test(text)) return undefined
   const number = Number(text)
   return Number.isFinite(number) ? number : undefined
-}
-
-/**
- * The .env file's assignments; a missing file is none. One that is not a regular file (a folder,
- * a FIFO or /dev/zero would block or never end), is over MAX_DOTENV_BYTES or cannot be read is a
- * problem named by its path.
- */
-function readDotenv(path: string): ParsedDotenv {
-  const refused = (reason: string): ParsedDotenv => ({ entries: new Map(), problems: [`${path}: ${reason}`] })
-  let text: string
-  try {
-    const stats = statSync(path)
-    if (!stats.isFile()) return refused('not a regular file; expected NAME=value lines')
-    if (stats.size > MAX_DOTENV_BYTES)
-      return refused(`larger than ${MAX_DOTENV_BYTES} bytes; expected NAME=value lines`)
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return { entries: new Map(), problems: [] }
-    return refused(`cannot be read (${code ?? String(error)})`)
-  }
-  const parsed = parseDotenv(text)
-  return { entries: parsed.entries, problems: parsed.problems.map((problem) => `${path} ${problem}`) }
 }
 
 function originSuffix(origin: string | undefined): string {

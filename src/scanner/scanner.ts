@@ -42,8 +42,8 @@ export class UsageScanner {
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
   /** When the scheduled scan starts, ms since the epoch; undefined while one runs or once closed. */
-  #nextScanAtMs: number | undefined
   #sourceFailure: string | undefined
+  #nextScanAtMs: number | undefined
   #stateFailure: string | undefined
   /** The records last refused, so the same refusal is not logged after every scan. */
   #lastRefused = '[]'

@@ -15,6 +15,9 @@ export interface DriveStatus {
 export interface ExporterStatus {
   readonly startedAtMs: number
   readonly namespace: string
+  /** BUCKETS_SOURCE. */
+  readonly source: string
+  readonly scanIntervalSeconds: number
   collectors(): readonly CollectorOutcome[]
   drives(): readonly DriveStatus[]
   /** Readiness checks not passing yet. */

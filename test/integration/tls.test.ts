@@ -311,6 +311,18 @@ test('mutual TLS: only clients with a certificate from TLS_CLIENT_CA_FILE get in
   assert.ok(parseExposition(answer.body).samples.length > 10)
   // Probes need the certificate (TLS is below HTTP) but no token.
   assert.equal((await httpsGet(`${running.baseUrl}/healthz`, withCertificate)).status, 200)
+  // The JSON API and its OpenAPI document sit behind the same certificate and token.
+  for (const path of ['/api/v1/buckets', '/api/v1/drives', '/api/v1/status', '/api/openapi.json']) {
+    const api = `${running.baseUrl}${path}`
+    await assert.rejects(
+      httpsGet(api, { ca: root.certPem, headers: authorised }),
+      /alert certificate required/,
+    )
+    assert.equal((await httpsGet(api, withCertificate)).status, 401, path)
+    const json = await httpsGet(api, { ...withCertificate, headers: authorised })
+    assert.equal(json.status, 200, path)
+    assert.equal(typeof JSON.parse(json.body), 'object')
+  }
 })
 
 /** Starts with these TLS files and returns the one line the exporter refuses them with. */

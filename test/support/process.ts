@@ -27,6 +27,8 @@ export interface ProcessOptions {
   readonly wrapper?: readonly string[]
   /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
   readonly user?: { readonly uid: number; readonly gid: number }
+  /** Command-line arguments (`check-config`, `scan --once`...); none runs serve, as npm start does. */
+  readonly args?: readonly string[]
 }
 
 /**
@@ -45,6 +47,7 @@ export function startExporterProcess(
     '--import',
     TSX,
     MAIN,
+    ...(options.args ?? []),
   ]
   const child = spawn(command, args, {
     cwd,
@@ -82,6 +85,28 @@ export function startExporterProcess(
   }
 }
 
+/** What a command run to its end printed, and how it ended. */
+export interface CommandRun {
+  readonly code: number | string
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the entry point with `args` (a subcommand) and `env` in `cwd` until it exits by itself. */
+export async function runCommand(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<CommandRun> {
+  const child = startExporterProcess(env, cwd, { args })
+  try {
+    const code = await child.exited
+    return { code, stdout: child.stdout(), stderr: child.stderr() }
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
 /** A TCP port free on 127.0.0.1 right now, for a child process that must be told its port. */
 export async function freePort(): Promise<number> {
   const server = createServer()
@@ -93,10 +118,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** A run the process must refuse at start-up: its exit code and what it printed. */
-export interface RefusedRun {
-  readonly code: number | string
-  readonly stdout: string
-  readonly stderr: string
+export interface RefusedRun extends CommandRun {
   /** The `invalid configuration` lines of stderr, without their prefix. */
   readonly problems: string[]
 }
@@ -105,18 +127,16 @@ const PROBLEM_PREFIX = 'objstore-exporter: invalid configuration: '
 
 /** Runs the process with `env` until it exits by itself (a configuration it refuses). */
 export async function runUntilExit(env: Record<string, string>, cwd: string): Promise<RefusedRun> {
-  const child = startExporterProcess(env, cwd)
-  try {
-    const code = await child.exited
-    const stderr = child.stderr()
-    const problems = stderr
-      .split('\n')
-      .filter((line) => line.startsWith(PROBLEM_PREFIX))
-      .map((line) => line.slice(PROBLEM_PREFIX.length))
-    return { code, stdout: child.stdout(), stderr, problems }
-  } finally {
-    child.kill('SIGKILL')
-  }
+  const run = await runCommand([], env, cwd)
+  return { ...run, problems: refusalProblems(run.stderr) }
+}
+
+/** The `invalid configuration` lines of `stderr`, without their prefix. */
+export function refusalProblems(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith(PROBLEM_PREFIX))
+    .map((line) => line.slice(PROBLEM_PREFIX.length))
 }
 
 /** A process's resident set now (VmRSS) and at its peak so far (VmHWM), in bytes (Linux /proc). */

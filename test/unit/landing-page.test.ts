@@ -10,6 +10,8 @@ function status(overrides: Partial<ExporterStatus> = {}): ExporterStatus {
   return {
     startedAtMs: Date.UTC(2026, 0, 1),
     namespace: 'objstore',
+    source: 'fs',
+    scanIntervalSeconds: 300,
     collectors: () => [],
     drives: () => [],
     waitingFor: () => [],

@@ -39,6 +39,8 @@ test('an answer of 500 is logged with its route and error, though request lines 
     status: {
       startedAtMs: Date.now(),
       namespace: config.METRICS_NAMESPACE,
+      source: config.BUCKETS_SOURCE,
+      scanIntervalSeconds: config.SCAN_INTERVAL_SECONDS,
       collectors: () => [],
       drives: () => [],
       waitingFor: () => [],

@@ -1,0 +1,65 @@
+import type { LoadedConfig } from '../config/load.js'
+import { expositionNaming } from '../exporter.js'
+import { createLogger } from '../logging/create-logger.js'
+import { routeProcessWarnings } from '../logging/process-warnings.js'
+import { createScannerFromConfig } from '../scanner/index.js'
+import type { UsageSnapshot } from '../scanner/snapshot.js'
+import { loadWithFlags, refuseConfiguration } from './flags.js'
+import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
+
+/**
+ * `objstore-exporter scan --once`: one scan round of the configured source, with the selection,
+ * concurrency and timeouts serve uses, printed (or written atomically to `--output`). Logs go to
+ * stderr, so stdout holds only the result. The state file is neither read nor written: this is a
+ * look, not the serving exporter's memory. Exit 0 when every bucket was measured, 1 when the
+ * source was down or a bucket failed (the output still says what was measured), 2 when refused.
+ */
+export async function scan(options: Readonly<Record<string, unknown>>): Promise<void> {
+  if (options.once !== true) {
+    process.stderr.write(
+      'objstore-exporter: scan: --once is required (a repeating scan is what serve does)\n',
+    )
+    process.exit(2)
+  }
+  let loaded: LoadedConfig
+  try {
+    loaded = loadWithFlags(process.env, options)
+  } catch (error) {
+    refuseConfiguration(error)
+  }
+  const config = { ...loaded.config, STATE_FILE: '' }
+  const logging = createLogger(config, { consoleOutput: process.stderr })
+  routeProcessWarnings(logging.logger)
+  const scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
+  let snapshot: UsageSnapshot
+  try {
+    snapshot = await scanner.scanNow()
+  } finally {
+    await scanner.close()
+  }
+  const output = renderScan(snapshot, options.format as ScanFormat, {
+    naming: expositionNaming(config),
+    bytes: options.bytes === true,
+  })
+  if (typeof options.output === 'string') {
+    try {
+      await writeAtomically(options.output, output)
+    } catch (error) {
+      process.stderr.write(
+        `objstore-exporter: scan: cannot write ${options.output}: ${(error as Error).message}\n`,
+      )
+      process.exit(1)
+    }
+  } else
+    await new Promise<void>((resolve, reject) =>
+      process.stdout.write(output, (error) => (error ? reject(error) : resolve())),
+    )
+  await logging.close(1000)
+  const failed = snapshot.buckets.filter((record) => !record.scanSuccess).length
+  if (!snapshot.sourceUp || failed > 0) {
+    process.stderr.write(
+      `objstore-exporter: scan: ${snapshot.sourceUp ? `${failed} bucket(s) could not be measured` : 'the source is down'}; see the log lines above\n`,
+    )
+    process.exitCode = 1
+  }
+}

@@ -1,0 +1,110 @@
+import type { Config, ConfigWarning } from '../config/load.js'
+import type { StartupSummary } from '../config/source-checks.js'
+import { createExporter, type Exporter } from '../exporter.js'
+import { createLogger } from '../logging/create-logger.js'
+import { routeProcessWarnings } from '../logging/process-warnings.js'
+import { settleStuckWalks, stuckWalks } from '../scanner/sources/fs/walk-pool.js'
+import { VERSION } from '../version.js'
+import { loadWithFlags, otherSourceWarning, refuseConfiguration } from './flags.js'
+
+/**
+ * `objstore-exporter serve` (the default command, and `npm start`): serves /metrics until SIGTERM
+ * or SIGINT. Everything that touches process state (env, signals, exit codes) lives here.
+ */
+export async function serve(options: Readonly<Record<string, unknown>>): Promise<void> {
+  let config: Config
+  let warnings: readonly ConfigWarning[]
+  let otherSourceVariables: readonly string[]
+  let summary: StartupSummary
+  try {
+    ;({ config, warnings, otherSourceVariables, summary } = loadWithFlags(process.env, options))
+  } catch (error) {
+    refuseConfiguration(error)
+  }
+  const logging = createLogger(config)
+  const { logger } = logging
+  routeProcessWarnings(logger)
+  for (const { variable, closest, origin } of warnings) {
+    logger.warn(
+      { variable, closest, origin },
+      `unknown variable ${variable} ignored; did you mean ${closest}?`,
+    )
+  }
+  if (otherSourceVariables.length > 0) {
+    logger.warn(
+      { variables: otherSourceVariables, source: config.BUCKETS_SOURCE },
+      otherSourceWarning(otherSourceVariables, config.BUCKETS_SOURCE),
+    )
+  }
+  let exporter: Exporter
+  try {
+    exporter = await createExporter(config, {
+      logger,
+      ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+    })
+  } catch (error) {
+    // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.
+    refuseConfiguration(error)
+  }
+  await exporter.app.listen({ host: config.HOST, port: config.PORT })
+  logger.info(
+    {
+      version: VERSION,
+      address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
+      authentication:
+        config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
+      namespace: config.METRICS_NAMESPACE,
+      ...summary,
+      ...logging.banner,
+    },
+    'objstore-exporter listening',
+  )
+
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down')
+    const forced = setTimeout(() => {
+      logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutdown deadline passed; exiting')
+      if (stuckWalks() > 0) endBySignal(signal)
+      else process.exit(1)
+    }, config.SHUTDOWN_TIMEOUT_MS)
+    forced.unref()
+    let stuck = 0
+    exporter
+      .close()
+      .then(async () => {
+        // A walk stopped by the shutdown ends in milliseconds; one stuck in the kernel never does.
+        stuck = await settleStuckWalks(1000)
+        if (stuck > 0)
+          logger.warn({ stuck, signal }, 'walk threads stuck in the filesystem; ending by signal')
+      })
+      // Entries queued for the HTTP log target get half the budget; the forced exit bounds the whole.
+      .then(() => logging.close(Math.max(0, config.SHUTDOWN_TIMEOUT_MS / 2)))
+      .then(() => {
+        clearTimeout(forced)
+        process.exitCode = 0
+        if (stuck > 0) endBySignal(signal)
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'error during shutdown')
+        process.exitCode = 1
+        if (stuckWalks() > 0) endBySignal(signal)
+      })
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}
+
+/**
+ * Ends the process by `signal`'s default action, as a program that does not handle it ends. For
+ * when a walk thread is stuck in a system call on a hung filesystem: Node joins every thread on
+ * exit (process.exit too), so the process would hang until killed.
+ */
+function endBySignal(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal)
+  process.kill(process.pid, signal)
+  // Should something still handle it: nothing but SIGKILL is certain.
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1000)
+}

@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify'
+import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
+import { type BucketJson, bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
+import { VERSION } from '../../version.js'
+import type { ExporterStatus } from '../status.js'
+import {
+  type BucketsQuery,
+  BucketsQuerySchema,
+  BucketsResponseSchema,
+  DrivesResponseSchema,
+  ErrorResponseSchema,
+  StatusResponseSchema,
+} from './schemas.js'
+
+export interface ApiOptions {
+  readonly status: ExporterStatus
+  /** Secret values blanked out of any error text shown. */
+  readonly secrets: readonly string[]
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
+const TAGS = ['api']
+
+/**
+ * /api/v1/buckets, /api/v1/drives and /api/v1/status: JSON from what /metrics serves (the last
+ * usage snapshot, the drives as the last scrape found them), never I/O of their own. Behind the
+ * same bearer token and TLS as every non-probe route (the plugins apply to all of them).
+ */
+export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Promise<void> {
+  const { status } = options
+  const scrub = (text: string) =>
+    options.secrets.reduce(
+      (result, secret) => (secret ? result.split(secret).join('[redacted]') : result),
+      text,
+    )
+
+  app.get<{ Querystring: BucketsQuery }>(
+    '/api/v1/buckets',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Buckets of the last usage snapshot, sorted and filtered',
+        querystring: BucketsQuerySchema,
+        response: { 200: BucketsResponseSchema, 400: ErrorResponseSchema, 503: ErrorResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const snapshot = status.usage()
+      if (!snapshot)
+        return reply.code(503).send({
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: 'no usage snapshot yet: the first scan is running',
+        })
+      const { sort = 'name', prefix, match, limit = 1000 } = request.query
+      let glob: RegExp | undefined
+      try {
+        glob = match === undefined ? undefined : compileGlob(match)
+      } catch (error) {
+        if (!(error instanceof BucketFilterSyntaxError)) throw error
+        return reply
+          .code(400)
+          .send({ statusCode: 400, error: 'Bad Request', message: `match: ${error.message}` })
+      }
+      const order = request.query.order ?? (sort === 'name' ? 'asc' : 'desc')
+      const matching = snapshot.buckets
+        .filter(
+          (record) =>
+            (prefix === undefined || record.name.startsWith(prefix)) && (!glob || glob.test(record.name)),
+        )
+        .map(bucketJson)
+        .sort(comparing(sort, order))
+      const buckets = matching.slice(0, limit)
+      return {
+        source: snapshot.sourceName,
+        sourceUp: snapshot.sourceUp,
+        completedAt: new Date(snapshot.completedAtMs).toISOString(),
+        matched: matching.length,
+        totals: usageTotals(matching),
+        buckets,
+      }
+    },
+  )
+
+  app.get(
+    '/api/v1/drives',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Each drive as the last scrape found it',
+        response: { 200: DrivesResponseSchema },
+      },
+    },
+    async () => ({
+      drives: status.drives().map(({ path, state }) => {
+        if (state === undefined) return { path, state: 'not probed yet' as const }
+        if (!state.online) return { path, state: 'offline' as const, reason: scrub(state.reason) }
+        const { totalBytes, usedBytes, freeBytes, totalInodes, freeInodes } = state.capacity
+        return { path, state: 'online' as const, totalBytes, usedBytes, freeBytes, totalInodes, freeInodes }
+      }),
+    }),
+  )
+
+  app.get(
+    '/api/v1/status',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'What runs, the source, the last and next scan',
+        response: { 200: StatusResponseSchema },
+      },
+    },
+    async () => {
+      const snapshot = status.usage()
+      const waitingFor = status.waitingFor()
+      const failure = status.sourceFailure()
+      return {
+        version: VERSION,
+        startedAt: new Date(status.startedAtMs).toISOString(),
+        ready: waitingFor.length === 0,
+        waitingFor: [...waitingFor],
+        source: status.source,
+        sourceUp: snapshot ? snapshot.sourceUp : null,
+        sourceError: failure === undefined ? null : scrub(failure),
+        lastScanAt: iso(snapshot?.completedAtMs),
+        nextScanAt: iso(status.nextScanAtMs()),
+        scanIntervalSeconds: status.scanIntervalSeconds,
+        buckets: snapshot?.buckets.length ?? 0,
+        failedBuckets: snapshot?.buckets.filter((record) => !record.scanSuccess).length ?? 0,
+        collectors: status.collectors().map((outcome) => ({
+          name: outcome.name,
+          state: outcome.state,
+          ...(outcome.error === undefined ? {} : { error: scrub(outcome.error) }),
+          lastRunAt: iso(outcome.lastRunAtMs),
+        })),
+      }
+    },
+  )
+}
+
+/** Orders by `key`, ties broken by name (ascending), so the order is total and stable. */
+function comparing(key: 'name' | 'bytes' | 'objects', order: 'asc' | 'desc') {
+  const sign = order === 'asc' ? 1 : -1
+  const byName = (a: BucketJson, b: BucketJson) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  if (key === 'name') return (a: BucketJson, b: BucketJson) => sign * byName(a, b)
+  // Unmeasured buckets (null) sort as the smallest.
+  return (a: BucketJson, b: BucketJson) => sign * ((a[key] ?? -1) - (b[key] ?? -1)) || byName(a, b)
+}

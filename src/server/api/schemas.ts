@@ -1,0 +1,188 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { BucketJsonSchema, UsageTotalsSchema } from '../../scanner/snapshot-json.js'
+
+/**
+ * The JSON API's request and response schemas, with an example each: Fastify validates queries
+ * and serialises answers by them, and @fastify/swagger builds /api/openapi.json from them.
+ */
+
+const Instant = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' })
+const MaybeInstant = Type.Union([Instant, Type.Null()])
+
+/** At most this many buckets per answer (a store may hold tens of thousands). */
+export const MAX_BUCKET_LIMIT = 10_000
+
+export const BucketsQuerySchema = Type.Object(
+  {
+    sort: Type.Optional(
+      Type.Union([Type.Literal('name'), Type.Literal('bytes'), Type.Literal('objects')], {
+        description: 'Sort key; default name.',
+      }),
+    ),
+    order: Type.Optional(
+      Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+        description: 'Default asc for name, desc (largest first) for bytes and objects.',
+      }),
+    ),
+    prefix: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Only buckets whose name starts with this.' }),
+    ),
+    match: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description:
+          'Only buckets whose name matches this glob (`*`, `?`, `[a-z]`, `[!x]`), as BUCKETS_INCLUDE.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_BUCKET_LIMIT,
+        default: 1000,
+        description: 'At most this many buckets, after sorting; `matched` says how many there were.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type BucketsQuery = Static<typeof BucketsQuerySchema>
+
+export const BucketsResponseSchema = Type.Object(
+  {
+    source: Type.String({ description: 'BUCKETS_SOURCE' }),
+    sourceUp: Type.Boolean({ description: 'Whether the last scan reached the source.' }),
+    completedAt: Instant,
+    matched: Type.Integer({ minimum: 0, description: 'Buckets matching the filter, before `limit`.' }),
+    totals: UsageTotalsSchema,
+    buckets: Type.Array(BucketJsonSchema),
+  },
+  {
+    additionalProperties: false,
+    description: 'Buckets of the last usage snapshot: the figures /metrics serves.',
+    examples: [
+      {
+        source: 's3',
+        sourceUp: true,
+        completedAt: '2026-12-03T09:30:00.000Z',
+        matched: 1,
+        totals: { buckets: 1, bytes: 1572864, objects: 12 },
+        buckets: BucketJsonSchema.examples,
+      },
+    ],
+  },
+)
+
+const DriveJsonSchema = Type.Object(
+  {
+    path: Type.String(),
+    state: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('not probed yet')]),
+    reason: Type.Optional(Type.String({ description: 'Why the drive is offline.' })),
+    totalBytes: Type.Optional(Type.Integer({ minimum: 0 })),
+    usedBytes: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Total minus free blocks, as df counts used.' }),
+    ),
+    freeBytes: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Available to unprivileged users (statfs bavail).' }),
+    ),
+    totalInodes: Type.Optional(Type.Integer({ minimum: 0 })),
+    freeInodes: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+export const DrivesResponseSchema = Type.Object(
+  {
+    drives: Type.Array(DriveJsonSchema, {
+      description: 'Each DRIVES path as the last scrape of /metrics found it (no statfs of its own).',
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        drives: [
+          {
+            path: '/mnt/disk1',
+            state: 'online',
+            totalBytes: 1000204886016,
+            usedBytes: 250051221504,
+            freeBytes: 699342983168,
+            totalInodes: 61054976,
+            freeInodes: 60998011,
+          },
+          { path: '/mnt/disk2', state: 'offline', reason: 'statfs did not answer within 2000 ms' },
+        ],
+      },
+    ],
+  },
+)
+
+export const StatusResponseSchema = Type.Object(
+  {
+    version: Type.String(),
+    startedAt: Instant,
+    ready: Type.Boolean({ description: 'What /readyz answers.' }),
+    waitingFor: Type.Array(Type.String(), { description: 'Readiness checks not passing yet.' }),
+    source: Type.String({ description: 'BUCKETS_SOURCE' }),
+    sourceUp: Type.Union([Type.Boolean(), Type.Null()], { description: 'null before the first scan.' }),
+    sourceError: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the last scan found the source down, secrets blanked.',
+    }),
+    lastScanAt: MaybeInstant,
+    nextScanAt: Type.Union([Instant, Type.Null()], { description: 'null while a scan runs.' }),
+    scanIntervalSeconds: Type.Number({ minimum: 0 }),
+    buckets: Type.Integer({ minimum: 0, description: 'Buckets in the last snapshot.' }),
+    failedBuckets: Type.Integer({
+      minimum: 0,
+      description: 'Of those, the ones the last scan could not measure.',
+    }),
+    collectors: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('not run yet')]),
+          error: Type.Optional(Type.String({ description: 'Secrets blanked.' })),
+          lastRunAt: MaybeInstant,
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'How each collector fared in the last scrape.' },
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        version: '0.1.0',
+        startedAt: '2026-12-03T09:00:00.000Z',
+        ready: true,
+        waitingFor: [],
+        source: 'rgw',
+        sourceUp: false,
+        sourceError: 'connect ECONNREFUSED 127.0.0.1:7480',
+        lastScanAt: '2026-12-03T09:30:00.000Z',
+        nextScanAt: '2026-12-03T09:35:00.000Z',
+        scanIntervalSeconds: 300,
+        buckets: 42,
+        failedBuckets: 0,
+        collectors: [
+          { name: 'drives', state: 'ok', lastRunAt: '2026-12-03T09:31:00.000Z' },
+          { name: 'usage', state: 'ok', lastRunAt: '2026-12-03T09:31:00.000Z' },
+        ],
+      },
+    ],
+  },
+)
+
+export const ErrorResponseSchema = Type.Object(
+  { statusCode: Type.Integer(), error: Type.String(), message: Type.String() },
+  {
+    examples: [
+      {
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: 'no usage snapshot yet: the first scan is running',
+      },
+    ],
+  },
+)
