@@ -81,11 +81,12 @@ export class BucketFailures {
 export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   const { source, filter, fixedBuckets, concurrency, signal, previous, failures } = options
   let round: ScanRound
+  const startedMs = Date.now()
   try {
     // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
     // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
     round = await bounded(signal, options.timeoutMs, 'buckets not listed', (boundedSignal) =>
-      source.beginScan({ signal: boundedSignal, ...(fixedBuckets ? { fixedBuckets } : {}) }),
+      source.beginScan({ signal: boundedSignal, startedMs, ...(fixedBuckets ? { fixedBuckets } : {}) }),
     )
   } catch (error) {
     if (signal.aborted) throw signal.reason
