@@ -25,6 +25,8 @@ export interface ExporterOptions {
   readonly logDelivery?: LogDeliverySource
   /** Injected only to simulate hung or failing filesystems in tests. */
   readonly statfs?: StatfsFunction
+  /** The scanner's clock (a scan's start, which ages are measured against); injected only in tests. */
+  readonly scanClock?: () => number
   /** Extra collectors, for tests of isolation. */
   readonly extraCollectors?: readonly Collector[]
 }
@@ -49,7 +51,11 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
-  const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
+  const scanner = await createScannerFromConfig(
+    config,
+    logger.child({ component: 'scanner' }),
+    options.scanClock ? { clock: options.scanClock } : {},
+  )
   const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
