@@ -81,9 +81,9 @@ export const usageFamilies = describe('usage', {
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
   ),
   bucket_object_size_bytes: family(
-    'histogram',
+    'gaugehistogram',
     ['bucket'],
-    'Size of current objects in the bucket, as a histogram (use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
+    'Size of current objects in the bucket, as a gauge histogram (counts go down as objects go; OpenMetrics: gaugehistogram with _gsum/_gcount; text format: histogram; use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
   ),
   bucket_largest_object_bytes: family(
     'gauge',

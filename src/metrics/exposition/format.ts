@@ -4,7 +4,7 @@
  * per snapshot alike.
  */
 
-export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped'
+export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'summary' | 'untyped'
 
 export interface ExpositionSample {
   /** Full sample name, suffix included (`_bucket`, `_sum`, `_count`, `_total`). */
@@ -35,8 +35,32 @@ export function familyHeader(
   // OpenMetrics names a counter family without its `_total`, which stays on the sample.
   const familyName =
     format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name
-  const type = format === 'openmetrics' && family.type === 'untyped' ? 'unknown' : family.type
+  const type = typeName(family.type, format)
   return `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
+}
+
+/**
+ * The type a format calls `type`: OpenMetrics says `unknown` for untyped; the text format has no
+ * gauge histogram and says `histogram` (its samples then end in `_sum`/`_count`: histogramSuffixes).
+ */
+function typeName(type: ExpositionType, format: ExpositionFormat): string {
+  if (format === 'openmetrics') return type === 'untyped' ? 'unknown' : type
+  return type === 'gaugehistogram' ? 'histogram' : type
+}
+
+/** Whether a family's sample lines differ between the formats (not only its header lines). */
+export function samplesDifferByFormat(type: ExpositionType): boolean {
+  return type === 'gaugehistogram'
+}
+
+/** The suffixes of a histogram's sum and count samples: `_gsum`/`_gcount` for an OpenMetrics gauge histogram. */
+export function histogramSuffixes(
+  type: ExpositionType,
+  format: ExpositionFormat,
+): { readonly sum: string; readonly count: string } {
+  return type === 'gaugehistogram' && format === 'openmetrics'
+    ? { sum: '_gsum', count: '_gcount' }
+    : { sum: '_sum', count: '_count' }
 }
 
 /** `name="value",...` for labels given as pairs, in their order. */

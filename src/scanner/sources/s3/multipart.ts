@@ -8,7 +8,8 @@ import { type Marker, marker, pages, sameMarker } from './pages.js'
  * hold (ListParts, for the first `maxSized` uploads in listing order: one request per 1,000 parts
  * each, so the cost is bounded per bucket; the rest are counted as unsized). Uploads initiated at
  * least `staleDays` before the scan started are counted apart, with their sized bytes: what a
- * lifecycle AbortIncompleteMultipartUpload rule would reclaim.
+ * lifecycle AbortIncompleteMultipartUpload rule would reclaim. A store that does not implement
+ * ListParts still has its uploads counted; the byte figures are then left out.
  */
 export interface MultipartListing {
   readonly client: S3Client
@@ -19,6 +20,10 @@ export interface MultipartListing {
   readonly startedMs: number
   readonly maxSized: number
   readonly staleDays: number
+  /** Whether to call ListParts (false once the store said it does not implement it). */
+  readonly listParts: boolean
+  /** The store answered ListParts with "not implemented". */
+  onListPartsUnsupported(): void
 }
 
 /** S3's page size limit for uploads and parts alike. */
@@ -30,6 +35,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
   const staleBeforeMs = listing.startedMs - listing.staleDays * DAY_MS
   const figures = { incomplete: 0, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 }
   let oldestMs = Number.POSITIVE_INFINITY
+  let sizing = listing.listParts
   const action = `ListMultipartUploads ${bucket}`
   const uploads = pages({
     action,
@@ -56,10 +62,16 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
       if (initiated !== undefined && initiated < oldestMs) oldestMs = initiated
       const stale = initiated !== undefined && initiated <= staleBeforeMs
       if (stale) figures.stale++
-      const sized =
-        figures.incomplete <= listing.maxSized && upload.Key !== undefined && upload.UploadId !== undefined
-          ? await partsBytes(listing, upload.Key, upload.UploadId)
-          : undefined
+      let sized: number | undefined
+      if (sizing && figures.incomplete <= listing.maxSized && upload.Key && upload.UploadId) {
+        try {
+          sized = await partsBytes(listing, upload.Key, upload.UploadId)
+        } catch (error) {
+          if (!(error instanceof SourceError && error.kind === 'unsupported')) throw error
+          sizing = false
+          listing.onListPartsUnsupported()
+        }
+      }
       if (sized === undefined) {
         figures.unsized++
         continue
@@ -68,7 +80,13 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
       if (stale) figures.staleBytes += sized
     }
   }
-  return Number.isFinite(oldestMs) ? { ...figures, oldestInitiatedSeconds: oldestMs / 1000 } : figures
+  const { incomplete, stale, ...sizes } = figures
+  return {
+    incomplete,
+    stale,
+    ...(Number.isFinite(oldestMs) ? { oldestInitiatedSeconds: oldestMs / 1000 } : {}),
+    ...(sizing ? sizes : {}),
+  }
 }
 
 /** The bytes of one upload's parts; undefined when the upload is gone (completed or aborted meanwhile). */

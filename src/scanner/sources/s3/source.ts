@@ -38,7 +38,7 @@ export function createS3Source(options: S3SourceOptions): UsageSource {
   return new S3UsageSource(options)
 }
 
-type Optional = 'ListObjectVersions' | 'ListMultipartUploads'
+type Optional = 'ListObjectVersions' | 'ListMultipartUploads' | 'ListParts'
 
 /** Defaults of MULTIPART_PARTS_MAX_UPLOADS and MULTIPART_STALE_DAYS. */
 const MULTIPART_PARTS_MAX_UPLOADS = 100
@@ -111,6 +111,9 @@ class S3UsageSource implements UsageSource {
         startedMs,
         maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
         staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+        listParts: !this.#unsupported.has('ListParts'),
+        onListPartsUnsupported: () =>
+          this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
       }),
     )
     return multipart ? { ...usage, multipart } : usage
@@ -128,15 +131,16 @@ class S3UsageSource implements UsageSource {
       return await call()
     } catch (error) {
       if (!(error instanceof SourceError && error.kind === 'unsupported')) throw error
-      if (!this.#unsupported.has(operation)) {
-        this.#unsupported.add(operation)
-        this.#options.logger.info(
-          { operation, bucket },
-          `store does not implement ${operation}: ${consequence}`,
-        )
-      }
+      this.#noteUnsupported(operation, bucket, consequence)
       return undefined
     }
+  }
+
+  /** Remembers that the store does not implement `operation`; says so once. */
+  #noteUnsupported(operation: Optional, bucket: string, consequence: string): void {
+    if (this.#unsupported.has(operation)) return
+    this.#unsupported.add(operation)
+    this.#options.logger.info({ operation, bucket }, `store does not implement ${operation}: ${consequence}`)
   }
 
   async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
