@@ -13,6 +13,7 @@ import { createUsageCollector } from './collectors/usage.js'
 import { UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
+import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
@@ -56,7 +57,11 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     logger.child({ component: 'scanner' }),
     options.scanClock ? { clock: options.scanClock } : {},
   )
-  const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
+  const naming: ExpositionNaming = {
+    namespace: config.METRICS_NAMESPACE,
+    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
+  }
+  const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
   const drives = createDrivesCollector({
@@ -75,7 +80,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
   const assembler = new ScrapeAssembler({
-    namespace: config.METRICS_NAMESPACE,
+    ...naming,
     collection: runner,
     runtime,
   })

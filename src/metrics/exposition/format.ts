@@ -53,14 +53,21 @@ export function samplesDifferByFormat(type: ExpositionType): boolean {
   return type === 'gaugehistogram'
 }
 
-/** The suffixes of a histogram's sum and count samples: `_gsum`/`_gcount` for an OpenMetrics gauge histogram. */
-export function histogramSuffixes(
-  type: ExpositionType,
+/**
+ * A histogram's sum and count lines (`braces`: its `{labels}`, or empty): `_gsum`/`_gcount` for an
+ * OpenMetrics gauge histogram, `_sum`/`_count` otherwise.
+ */
+export function histogramSumAndCount(
+  family: { readonly name: string; readonly type: ExpositionType },
+  braces: string,
   format: ExpositionFormat,
-): { readonly sum: string; readonly count: string } {
-  return type === 'gaugehistogram' && format === 'openmetrics'
-    ? { sum: '_gsum', count: '_gcount' }
-    : { sum: '_sum', count: '_count' }
+  histogram: { readonly sum: number; readonly count: number },
+): string {
+  const g = family.type === 'gaugehistogram' && format === 'openmetrics' ? 'g' : ''
+  return (
+    `${family.name}_${g}sum${braces} ${formatValue(histogram.sum)}\n` +
+    `${family.name}_${g}count${braces} ${formatValue(histogram.count)}\n`
+  )
 }
 
 /** `name="value",...` for labels given as pairs, in their order. */
