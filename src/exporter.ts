@@ -16,6 +16,7 @@ import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
+import { SOURCES } from './scanner/sources/list.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -51,7 +52,9 @@ export interface Exporter {
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
-  await mkdir(config.DATA_DIR, { recursive: true })
+  // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
+  if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
+    await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(
     config,
     logger.child({ component: 'scanner' }),
@@ -93,6 +96,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
     usage: () => scanner.snapshot,
+    sourceFailure: () => scanner.sourceFailure,
+    nextScanAtMs: () => scanner.nextScanAtMs,
   }
   const app = await buildApp({
     config,
