@@ -278,7 +278,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       )
     assert.deepEqual(await sums('bucket_age_bytes'), {
       logs: 72100,
-      backups: 5000,
+      'db-backups': 5000,
       photos: 6000,
       versioned: 100,
     })
