@@ -27,6 +27,8 @@ export interface ExporterOptions {
   readonly logDelivery?: LogDeliverySource
   /** Injected only to simulate hung or failing filesystems in tests. */
   readonly statfs?: StatfsFunction
+  /** The scanner's clock (a scan's start, which ages are measured against); injected only in tests. */
+  readonly scanClock?: () => number
   /** Extra collectors, for tests of isolation. */
   readonly extraCollectors?: readonly Collector[]
 }
@@ -61,7 +63,11 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
   if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
     await mkdir(config.DATA_DIR, { recursive: true })
-  const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
+  const scanner = await createScannerFromConfig(
+    config,
+    logger.child({ component: 'scanner' }),
+    options.scanClock ? { clock: options.scanClock } : {},
+  )
   const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.

@@ -3,18 +3,20 @@ import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
 import { scanHealthFamilies } from './scan-health.js'
+import { usageAgeFamilies } from './usage-age-series.js'
 import { usageFamilies } from './usage-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
- * declares next to the code that emits it (drives.ts, usage-series.ts, scan-health.ts,
+ * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
+ * scan-health.ts,
  * exporter-families.ts, logger.ts). Its order is the exposition order. The README's metrics
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
  */
 export const catalogue = unionOf(
-  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
-  ['drives', 'usage', 'scan health', 'exporter', 'logger'],
+  [drivesFamilies, usageFamilies, usageAgeFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
+  ['drives', 'usage', 'usage by age', 'scan health', 'exporter', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

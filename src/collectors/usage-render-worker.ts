@@ -27,14 +27,20 @@ if (!port) throw new Error('usage-render-worker must run on a worker thread')
 
 const { naming } = workerData as { naming: string | ExpositionNaming }
 const writer = new ExpositionWriter(naming, usageCollectorFamilies)
-const segments = new Map<string, DeflatedSegment[]>()
+/** Segments compressed so far, per format and family (OpenMetrics: only where its lines differ). */
+const segments = {
+  text: new Map<string, DeflatedSegment[]>(),
+  openmetrics: new Map<string, DeflatedSegment[]>(),
+}
 let failure: Error | undefined
 
 function compressFilled(): void {
-  for (const [key, chunks] of writer.takeFilledChunks()) {
-    const done = segments.get(key) ?? []
-    for (const chunk of chunks) done.push(deflateSegmentSync(chunk))
-    segments.set(key, done)
+  for (const format of ['text', 'openmetrics'] as const) {
+    for (const [key, chunks] of writer.takeFilledChunks(format)) {
+      const done = segments[format].get(key) ?? []
+      for (const chunk of chunks) done.push(deflateSegmentSync(chunk))
+      segments[format].set(key, done)
+    }
   }
 }
 
@@ -43,7 +49,14 @@ function finish(): RenderReply {
   const families: CompressedFamily[] = []
   for (const family of writer.families()) {
     const last = compressFamilySync(family)
-    families.push({ ...last, segments: [...(segments.get(family.key) ?? []), ...last.segments] })
+    const openmetrics = last.openmetricsSegments
+    families.push({
+      ...last,
+      segments: [...(segments.text.get(family.key) ?? []), ...last.segments],
+      ...(openmetrics
+        ? { openmetricsSegments: [...(segments.openmetrics.get(family.key) ?? []), ...openmetrics] }
+        : {}),
+    })
   }
   return { ok: true, families }
 }
@@ -53,7 +66,12 @@ function memoryOf(reply: RenderReply): ArrayBuffer[] {
   if (!reply.ok) return []
   const memory = new Set<ArrayBuffer>()
   for (const family of reply.families) {
-    for (const segment of [family.headers.text, family.headers.openmetrics, ...family.segments]) {
+    for (const segment of [
+      family.headers.text,
+      family.headers.openmetrics,
+      ...family.segments,
+      ...(family.openmetricsSegments ?? []),
+    ]) {
       memory.add(segment.data.buffer as ArrayBuffer)
     }
   }

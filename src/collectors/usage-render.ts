@@ -101,5 +101,6 @@ function compressedBuffers(family: CompressedFamily): CompressedFamily {
     key: family.key,
     headers: { text: asSegment(family.headers.text), openmetrics: asSegment(family.headers.openmetrics) },
     segments: family.segments.map(asSegment),
+    ...(family.openmetricsSegments ? { openmetricsSegments: family.openmetricsSegments.map(asSegment) } : {}),
   }
 }

@@ -15,6 +15,7 @@ import {
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
+import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
 export const usageFamilies = describe('usage', {
@@ -90,9 +91,9 @@ export const usageFamilies = describe('usage', {
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
   ),
   bucket_object_size_bytes: family(
-    'histogram',
+    'gaugehistogram',
     ['bucket'],
-    'Size of current objects in the bucket, as a histogram (use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
+    'Size of current objects in the bucket, as a gauge histogram (counts go down as objects go; OpenMetrics: gaugehistogram with _gsum/_gcount; text format: histogram; use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
   ),
   bucket_largest_object_bytes: family(
     'gauge',
@@ -132,7 +133,10 @@ export const usageFamilies = describe('usage', {
 })
 
 /** What the usage collector emits: the usage families and the scan health of the same snapshot. */
-export const usageCollectorFamilies = unionOf([usageFamilies, scanHealthFamilies], ['usage', 'scan health'])
+export const usageCollectorFamilies = unionOf(
+  [usageFamilies, usageAgeFamilies, scanHealthFamilies],
+  ['usage', 'usage by age', 'scan health'],
+)
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
 
@@ -240,6 +244,7 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
     }
   }
   if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
+  writeBucketAgeSeries(out, name, usage)
 }
 
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {

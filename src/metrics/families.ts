@@ -9,12 +9,16 @@
  */
 
 /**
+ * `gaugehistogram`: a distribution of what is there now (a bucket's object sizes), whose counts
+ * go down as well as up: OpenMetrics says so (`gaugehistogram`, `_gsum`/`_gcount`); the classic
+ * text format has no such type and gets a `histogram` (exposition/format.ts).
+ *
  * `untyped` is used only for MinIO's count families whose names end in `_total` although they are
  * not counters (`cluster_drive_total`, `bucket_usage_object_total`, ...): keeping MinIO's names
  * keeps MinIO dashboards working, and declaring them untyped rather than gauge is what keeps
  * `promtool check metrics` clean (it rejects `_total` on gauges) without claiming counter semantics.
  */
-export type MetricType = 'gauge' | 'counter' | 'histogram' | 'untyped'
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'untyped'
 
 /** Which part of the exporter emits a family (for docs and for grouping). */
 export type FamilyGroup = 'drives' | 'usage' | 'scanner' | 'exporter' | 'logger' | 'test'
@@ -102,7 +106,15 @@ export type FamilyNameOfType<F extends Families, T extends MetricType> = {
   [K in FamilyName<F>]: F[K]['type'] extends T ? K : never
 }[FamilyName<F>]
 
-/** Families that take set(): every type but histogram. */
+/** Whether a family of `type` is written with histogram(): buckets, sum and count. */
+export function isHistogram(type: MetricType): type is 'histogram' | 'gaugehistogram' {
+  return type === 'histogram' || type === 'gaugehistogram'
+}
+
+/** Families that take histogram(): classic and gauge histograms. */
+export type HistogramName<F extends Families> = FamilyNameOfType<F, 'histogram' | 'gaugehistogram'>
+
+/** Families that take set(): every type but the histograms. */
 export type SettableName<F extends Families> = FamilyNameOfType<F, 'gauge' | 'counter' | 'untyped'>
 
 export function fullName(namespace: string, name: string): string {

@@ -1,5 +1,5 @@
 import type { ExpositionBlock } from './exposition/block.js'
-import type { Families, FamilyName, FamilyNameOfType, LabelsOf, SettableName } from './families.js'
+import type { Families, FamilyName, HistogramName, LabelsOf, SettableName } from './families.js'
 
 export interface GaugeSample {
   readonly labels: Readonly<Record<string, string>>
@@ -30,11 +30,7 @@ export class UndeclaredFamilyError extends Error {}
  */
 export interface MetricSink<F extends Families> {
   set<K extends SettableName<F>>(name: K, labels: LabelsOf<F, K>, value: number): void
-  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
-    name: K,
-    labels: LabelsOf<F, K>,
-    histogram: HistogramSnapshot,
-  ): void
+  histogram<K extends HistogramName<F>>(name: K, labels: LabelsOf<F, K>, histogram: HistogramSnapshot): void
 }
 
 /**
@@ -69,11 +65,7 @@ export class MetricSet<F extends Families = Families> implements MetricSink<F> {
     samples.push({ labels, value })
   }
 
-  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
-    name: K,
-    labels: LabelsOf<F, K>,
-    histogram: HistogramSnapshot,
-  ): void {
+  histogram<K extends HistogramName<F>>(name: K, labels: LabelsOf<F, K>, histogram: HistogramSnapshot): void {
     this.#check(name, labels)
     if (histogram.cumulativeCounts.length !== histogram.upperBounds.length) {
       throw new RangeError(`${name}: one cumulative count per upper bound expected`)

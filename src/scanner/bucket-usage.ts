@@ -1,3 +1,4 @@
+// long: the record, its fold and its merge in one place (a per-bucket figure is one property, one fold step and one merge step here); the generic merge helpers could move out
 /*
  * A bucket's figures, in one place: what they are (the record's schema, from which the BucketUsage
  * type and the state file's check derive) and how a listing folds into them and how two partial
@@ -5,6 +6,7 @@
  * step here, plus its family in src/collectors/usage-series.ts: two files.
  */
 import { type Static, Type } from '@sinclair/typebox'
+import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -21,6 +23,8 @@ const Counts = (length: number) => Type.Array(Count, { minItems: length, maxItem
 const DATE_LIMIT_SECONDS = 8.64e12
 /** A time the store reported (an object's modification, an upload's start), seconds since the epoch. */
 const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
+/** One count per AGE_BANDS band, youngest first. */
+const AgeCounts = Counts(AGE_BANDS.length)
 
 const VersionUsageSchema = Type.Object({
   /** Every version, delete markers included (MinIO's definition of the version total). */
@@ -29,12 +33,27 @@ const VersionUsageSchema = Type.Object({
   noncurrentBytes: Count,
   /** Keys per MINIO_VERSION_RANGES entry. */
   versionRanges: Counts(MINIO_VERSION_RANGES.length),
+  /**
+   * Noncurrent versions' bytes and count per AGE_BANDS band of how long they have been noncurrent:
+   * since their successor (the next newer entry of the key, a delete marker included) was written.
+   */
+  noncurrentAgeBytes: Type.Optional(AgeCounts),
+  noncurrentAgeVersions: Type.Optional(AgeCounts),
+  /** Keys whose only entry is a delete marker ("expired object delete markers"). */
+  expiredDeleteMarkers: Type.Optional(Count),
 })
 
 const MultipartUsageSchema = Type.Object({
   incomplete: Count,
   /** Initiation time of the oldest incomplete upload; absent when none. */
   oldestInitiatedSeconds: Type.Optional(StoreSeconds),
+  /** Bytes of the parts of the uploads that were sized (ListParts, a bounded number per bucket). */
+  bytes: Type.Optional(Count),
+  /** Uploads not sized: past the per-bucket bound, or gone before their parts were listed. */
+  unsized: Type.Optional(Count),
+  /** Uploads initiated more than MULTIPART_STALE_DAYS before the scan started, and their sized bytes. */
+  stale: Type.Optional(Count),
+  staleBytes: Type.Optional(Count),
 })
 
 /**
@@ -59,8 +78,13 @@ export const BucketUsageSchema = Type.Object({
   /** Last-modified times of the newest and oldest current object. */
   newestModifiedSeconds: Type.Optional(StoreSeconds),
   oldestModifiedSeconds: Type.Optional(StoreSeconds),
+  /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
+  ageBytes: Type.Optional(AgeCounts),
+  ageObjects: Type.Optional(AgeCounts),
   /** Bytes of current objects per storage class. */
   storageClassBytes: Type.Optional(Type.Record(Type.String(), Count)),
+  /** Bytes of current objects per storage class and AGE_BANDS band. */
+  storageClassAgeBytes: Type.Optional(Type.Record(Type.String(), AgeCounts)),
   /** Present when versions were listed (SCAN_VERSIONS and a store that supports it). */
   versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */
@@ -110,10 +134,18 @@ export class UsageAccumulator {
   #newestMs = Number.NEGATIVE_INFINITY
   #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
+  readonly #nowMs: number
+  readonly #ages = new AgeFold()
+  readonly #storageClassAges: Map<string, number[]> | undefined
 
-  /** `storageClasses`: whether the source knows storage classes (a filesystem does not). */
-  constructor(options: { storageClasses: boolean }) {
+  /**
+   * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
+   * the scan's start, which ages are measured against.
+   */
+  constructor(options: { storageClasses: boolean; nowMs: number }) {
     this.#storageClassBytes = options.storageClasses ? new Map() : undefined
+    this.#storageClassAges = options.storageClasses ? new Map() : undefined
+    this.#nowMs = options.nowMs
   }
 
   /** One current object: its size, last-modified time (ms since the epoch), storage class. */
@@ -126,10 +158,15 @@ export class UsageAccumulator {
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
     if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
     if (modifiedMs < this.#oldestMs) this.#oldestMs = modifiedMs
-    if (this.#storageClassBytes) {
+    const age = ageSlot(this.#nowMs, modifiedMs)
+    this.#ages.add(age, size)
+    if (this.#storageClassBytes && this.#storageClassAges) {
       // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
       const key = storageClass || 'STANDARD'
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
+      const ages = this.#storageClassAges.get(key) ?? ageCounts()
+      ;(ages[age] as number) += size
+      this.#storageClassAges.set(key, ages)
     }
   }
 
@@ -147,22 +184,39 @@ export class UsageAccumulator {
             oldestModifiedSeconds: this.#oldestMs / 1000,
           }
         : {}),
+      ageBytes: [...this.#ages.bytes],
+      ageObjects: [...this.#ages.counts],
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
+      ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
     }
   }
 }
 
-/** The version figures of a versioned listing, folded key by key. */
+/**
+ * The version figures of a versioned listing, folded key by key (version-listing.ts puts a key's
+ * entries in order and says when each noncurrent version was replaced).
+ */
 export class VersionAccumulator {
   #versions = 0
   #deleteMarkers = 0
   #noncurrentBytes = 0
+  #expiredDeleteMarkers = 0
   readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
+  readonly #noncurrentAges = new AgeFold()
+  readonly #nowMs: number
 
-  addVersion(options: { isLatest: boolean; size: number }): void {
+  /** `nowMs`: the scan's start, which noncurrent ages are measured against. */
+  constructor(options: { nowMs: number }) {
+    this.#nowMs = options.nowMs
+  }
+
+  /** One version; a noncurrent one with the time its successor was written (ms since the epoch). */
+  addVersion(options: { isLatest: boolean; size: number; replacedMs?: number }): void {
     checkedSize(options.size)
     this.#versions++
-    if (!options.isLatest) this.#noncurrentBytes += options.size
+    if (options.isLatest) return
+    this.#noncurrentBytes += options.size
+    this.#noncurrentAges.add(ageSlot(this.#nowMs, options.replacedMs ?? Number.NaN), options.size)
   }
 
   addDeleteMarker(): void {
@@ -175,8 +229,9 @@ export class VersionAccumulator {
    * has, and whether its only entry is the `null` version of an unversioned write (MinIO's
    * UNVERSIONED range).
    */
-  addKey(entries: number, onlyNullVersion: boolean): void {
+  addKey(entries: number, onlyNullVersion: boolean, onlyDeleteMarker = false): void {
     ;(this.#versionRanges[minioVersionSlot(onlyNullVersion ? 0 : entries)] as number)++
+    if (onlyDeleteMarker && entries === 1) this.#expiredDeleteMarkers++
   }
 
   finish(): VersionUsage {
@@ -185,6 +240,9 @@ export class VersionAccumulator {
       deleteMarkers: this.#deleteMarkers,
       noncurrentBytes: this.#noncurrentBytes,
       versionRanges: [...this.#versionRanges],
+      noncurrentAgeBytes: [...this.#noncurrentAges.bytes],
+      noncurrentAgeVersions: [...this.#noncurrentAges.counts],
+      expiredDeleteMarkers: this.#expiredDeleteMarkers,
     }
   }
 }
@@ -194,9 +252,16 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
   const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
   const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
-  const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes)
+  const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes, addCounts)
   const sizeHistogram = addArrays(a.sizeHistogram, b.sizeHistogram)
   const sizeRanges = addArrays(a.sizeRanges, b.sizeRanges)
+  const ageBytes = addArrays(a.ageBytes, b.ageBytes)
+  const ageObjects = addArrays(a.ageObjects, b.ageObjects)
+  const storageClassAgeBytes = mergeRecords<readonly number[]>(
+    a.storageClassAgeBytes,
+    b.storageClassAgeBytes,
+    addCountArrays,
+  )
   return {
     bytes: a.bytes + b.bytes,
     objects: a.objects + b.objects,
@@ -205,7 +270,10 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
     ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
     ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
+    ...(ageBytes ? { ageBytes } : {}),
+    ...(ageObjects ? { ageObjects } : {}),
     ...(storageClassBytes ? { storageClassBytes } : {}),
+    ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
   }
 }
 
@@ -214,15 +282,21 @@ function addArrays(a: readonly number[] | undefined, b: readonly number[] | unde
   return a.map((value, index) => value + (b[index] ?? 0))
 }
 
-function mergeRecords(
-  a: Readonly<Record<string, number>> | undefined,
-  b: Readonly<Record<string, number>> | undefined,
-): Record<string, number> | undefined {
+/** Adds two records key by key (`add` is given the first's value, if any, and the second's). */
+function mergeRecords<V>(
+  a: Readonly<Record<string, V>> | undefined,
+  b: Readonly<Record<string, V>> | undefined,
+  add: (x: V | undefined, y: V) => V,
+): Record<string, V> | undefined {
   if (!a && !b) return undefined
-  const out: Record<string, number> = { ...a }
-  for (const [key, value] of Object.entries(b ?? {})) out[key] = (out[key] ?? 0) + value
+  const out: Record<string, V> = { ...a }
+  for (const [key, value] of Object.entries(b ?? {})) out[key] = add(out[key], value)
   return out
 }
+
+const addCounts = (x: number | undefined, y: number): number => (x ?? 0) + y
+const addCountArrays = (x: readonly number[] | undefined, y: readonly number[]): number[] =>
+  addArrays(x, y) ?? []
 
 function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.max(a, b)

@@ -5,7 +5,11 @@ import { UsageScanner } from './scanner.js'
 import { createUsageSource } from './sources/index.js'
 
 /** The scanner the configuration describes: its source, bucket selection, schedule and state file. */
-export async function createScannerFromConfig(config: Config, logger: Logger): Promise<UsageScanner> {
+export async function createScannerFromConfig(
+  config: Config,
+  logger: Logger,
+  options: { readonly clock?: () => number } = {},
+): Promise<UsageScanner> {
   return new UsageScanner({
     source: await createUsageSource(config, logger),
     filter: createBucketFilter({
@@ -19,5 +23,6 @@ export async function createScannerFromConfig(config: Config, logger: Logger): P
     timeoutMs: config.SCAN_TIMEOUT_SECONDS * 1000,
     ...(config.STATE_FILE ? { stateFile: config.STATE_FILE } : {}),
     logger,
+    ...(options.clock ? { clock: options.clock } : {}),
   })
 }

@@ -25,6 +25,8 @@ export interface ScanRoundOptions {
   /** The records of the last snapshot, by bucket name. */
   readonly previous: ReadonlyMap<string, BucketRecord>
   readonly failures: BucketFailures
+  /** When the round started, ms since the epoch (ages are measured against it); now by default. */
+  readonly startedMs?: number
 }
 
 export interface ScanResult {
@@ -81,11 +83,12 @@ export class BucketFailures {
 export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   const { source, filter, fixedBuckets, concurrency, signal, previous, failures } = options
   let round: ScanRound
+  const startedMs = options.startedMs ?? Date.now()
   try {
     // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
     // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
     round = await bounded(signal, options.timeoutMs, 'buckets not listed', (boundedSignal) =>
-      source.beginScan({ signal: boundedSignal, ...(fixedBuckets ? { fixedBuckets } : {}) }),
+      source.beginScan({ signal: boundedSignal, startedMs, ...(fixedBuckets ? { fixedBuckets } : {}) }),
     )
   } catch (error) {
     if (signal.aborted) throw signal.reason

@@ -19,6 +19,8 @@ export interface UsageScannerOptions {
   /** STATE_FILE; undefined for none. */
   readonly stateFile?: string
   readonly logger: Logger
+  /** When a scan starts (ages are measured against it), ms since the epoch; Date.now by default. */
+  readonly clock?: () => number
 }
 
 /** The pause between scans varies by this share either way, so replicas do not scan in step. */
@@ -165,6 +167,7 @@ export class UsageScanner {
       signal: this.#controller.signal,
       previous: new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record])),
       failures: this.#bucketFailures,
+      startedMs: (this.#options.clock ?? Date.now)(),
     })
     this.#reportSource(result.sourceFailure)
     return this.#finish(result.sourceUp, result.records, startedAtMs)

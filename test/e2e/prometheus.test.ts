@@ -173,7 +173,10 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   test('Prometheus stored exactly the figures each exporter served, scrape by scrape', async () => {
     const names = familyNames.flatMap((key) => {
       const name = fullName(NAMESPACE, key)
-      return catalogue[key].type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name]
+      const type: string = catalogue[key].type
+      // Prometheus negotiates OpenMetrics, where a gauge histogram's sum and count are _gsum/_gcount.
+      if (type === 'gaugehistogram') return [`${name}_bucket`, `${name}_gsum`, `${name}_gcount`]
+      return type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name]
     })
     const stored = await prometheus.samples(`{__name__=~"${names.join('|')}", job="${JOB}"}[5m]`)
     const compared = new Set<string>()
@@ -194,7 +197,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     }
     // Every family of the catalogue went through: some source here emits each.
     const expected = familyNames.map(
-      (key) => fullName(NAMESPACE, key) + (catalogue[key].type === 'histogram' ? '_count' : ''),
+      (key) =>
+        fullName(NAMESPACE, key) +
+        ({ histogram: '_count', gaugehistogram: '_gcount' }[catalogue[key].type as string] ?? ''),
     )
     assert.deepEqual(
       expected.filter((name) => !compared.has(name)),
@@ -256,6 +261,28 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.deepEqual(await figures('bucket_multipart_oldest_initiated_timestamp_seconds'), {
       versioned: Date.parse('2026-02-01T00:00:00Z') / 1000,
     })
+    // Sized through ListParts; started in February 2026, so more than MULTIPART_STALE_DAYS ago.
+    const uploadBytes = 10 * MiB + 100 + 42
+    assert.deepEqual(await figures('bucket_multipart_uploads_incomplete_bytes'), { versioned: uploadBytes })
+    assert.deepEqual(await figures('bucket_multipart_uploads_unsized'), { versioned: 0 })
+    assert.deepEqual(await figures('bucket_multipart_uploads_stale'), { versioned: 2 })
+    assert.deepEqual(await figures('bucket_multipart_uploads_stale_bytes'), { versioned: uploadBytes })
+    assert.deepEqual(await figures('bucket_expired_deletemarkers'), { versioned: 0 })
+    // Bands move with the clock; their sums do not.
+    const sums = async (family: string) =>
+      Object.fromEntries(
+        (await prometheus.query(`sum by (bucket) (${NAMESPACE}_${family}{job="${JOB}"})`)).map((sample) => [
+          sample.metric.bucket,
+          sample.value,
+        ]),
+      )
+    assert.deepEqual(await sums('bucket_age_bytes'), {
+      logs: 72100,
+      'db-backups': 5000,
+      photos: 6000,
+      versioned: 100,
+    })
+    assert.deepEqual(await sums('bucket_noncurrent_age_bytes'), { versioned: 80 })
     const [median] = await prometheus.query(
       `histogram_quantile(0.5, sum by (le) (${NAMESPACE}_bucket_object_size_bytes_bucket{bucket="photos"}))`,
     )
@@ -404,7 +431,12 @@ const VERSIONED_BUCKET: StoredBucket = {
     { key: 'k2', versionId: 'v3', isLatest: false, lastModified: new Date('2026-03-03T00:00:00Z'), size: 30 },
   ],
   uploads: [
-    { key: 'big.iso', uploadId: 'u1', initiated: new Date('2026-02-01T00:00:00Z') },
-    { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z') },
+    {
+      key: 'big.iso',
+      uploadId: 'u1',
+      initiated: new Date('2026-02-01T00:00:00Z'),
+      parts: [5 * MiB, 5 * MiB, 100],
+    },
+    { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z'), parts: [42] },
   ],
 }

@@ -11,7 +11,12 @@ import { findSamples, sampleValue } from '../support/exposition.js'
 import { type HungMount, mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
 import { startServingProcess, unexpectedStderr } from '../support/serving-process.js'
-import { assertBucketUsage, bucketsIn, type WrittenObject } from '../support/usage-expectations.js'
+import {
+  assertAgeBands,
+  assertBucketUsage,
+  bucketsIn,
+  type WrittenObject,
+} from '../support/usage-expectations.js'
 
 const T0 = 1_790_000_000
 
@@ -87,6 +92,13 @@ test('fs source: exact bytes, objects, histogram, MinIO ranges and times in a re
   assertBucketUsage(scrape, 'alpha', alpha)
   assertBucketUsage(scrape, 'bravo', bravo)
   assertBucketUsage(scrape, 'charlie', [])
+  for (const [bucket, objects] of [
+    ['alpha', alpha],
+    ['bravo', bravo],
+    ['charlie', []],
+  ] as const) {
+    assertAgeBands(scrape, bucket, objects)
+  }
   assert.equal(
     findSamples(scrape, 'objstore_bucket_storage_class_bytes').length,
     0,

@@ -134,6 +134,40 @@ test('SCAN_VERSIONS: versions, delete markers, noncurrent bytes and version rang
   assert.equal(store.seen.filter((request) => request.operation === 'ListObjectsV2').length, 0)
 })
 
+test('noncurrent age from the successor, across pages of four; ListParts not implemented: counts kept', async (t) => {
+  // The scan starts a day and 107.5 s after T0: a version replaced at T0 + 107 s or earlier has
+  // been noncurrent for more than a day, one replaced at T0 + 108 s or later for less.
+  const exporter = await startExporter(env({ SCAN_VERSIONS: 'true' }), {
+    scanClock: () => (T0 + 86_400 + 107.5) * 1000,
+  })
+  t.after(() => exporter.close())
+  await exporter.exporter.scanner.scanNow()
+  const scrape = await exporter.scrape()
+  const bands = (family: string) =>
+    Object.fromEntries(
+      findSamples(scrape, `objstore_${family}`, { bucket: 'versioned' })
+        .filter((sample) => sample.value !== 0)
+        .map((sample) => [sample.labels.age, sample.value]),
+    )
+  // d.bin's eleven old versions were replaced at T0 + 112, 111, ... 102 s (its history spans three
+  // pages): five under a day, six over; a.txt's two at T0 + 13 and 12 s, b.txt's by its marker at 50 s.
+  assert.deepEqual(bands('bucket_noncurrent_age_versions'), { lt_1d: 5, lt_7d: 6 + 2 + 1 })
+  assert.deepEqual(bands('bucket_noncurrent_age_bytes'), { lt_1d: 5000, lt_7d: 6000 + 200 + 100 + 50 })
+  // Current objects: a.txt (T0 + 13 s) and c.txt (5 s) over a day old; d.bin (112 s), e.log (400 s) under.
+  assert.deepEqual(bands('bucket_age_bytes'), { lt_1d: 2048 + 5_000_000, lt_7d: 300 + 10 })
+  const bucket = { bucket: 'versioned' }
+  assert.equal(sampleValue(scrape, 'objstore_bucket_expired_deletemarkers', bucket), 0)
+  // The store lists uploads but answers ListParts NotImplemented: counted, not sized.
+  assert.equal(sampleValue(scrape, 'objstore_bucket_multipart_uploads_incomplete', bucket), 5)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_multipart_uploads_stale', bucket), 0)
+  for (const family of ['incomplete_bytes', 'unsized', 'stale_bytes']) {
+    assert.equal(findSamples(scrape, `objstore_bucket_multipart_uploads_${family}`, bucket).length, 0, family)
+  }
+  const notes = exporter.logs.lines.filter((line) => line.operation === 'ListParts')
+  assert.equal(notes.length, 1, 'said once')
+  assert.match(String(notes[0]?.msg), /does not implement ListParts: multipart byte families omitted/)
+})
+
 test('incomplete multipart uploads: count and oldest initiation across pages; none is 0 without a time', async (t) => {
   const exporter = await startExporter(env({}))
   t.after(() => exporter.close())

@@ -17,6 +17,7 @@ import {
 } from '../support/s3rver.js'
 import { scratchFolder } from '../support/scratch.js'
 import {
+  assertAgeBands,
   assertBucketUsage,
   assertStorageClasses,
   bucketsIn,
@@ -108,6 +109,7 @@ test('exact figures from s3rver in a real scrape; ListMultipartUploads not imple
   for (const bucket of ['empty', 'many', 'photos']) {
     assertBucketUsage(scrape, bucket, objectsOf(bucket))
     assertStorageClasses(scrape, bucket, objectsOf(bucket))
+    assertAgeBands(scrape, bucket, objectsOf(bucket))
     assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket }), 1)
   }
   const all = [...objectsOf('photos'), ...objectsOf('many')]

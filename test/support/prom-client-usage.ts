@@ -1,7 +1,7 @@
 import client from 'prom-client'
 import { type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { type UsageCollectorFamilies, writeSnapshotSeries } from '../../src/collectors/usage-series.js'
-import { fullName } from '../../src/metrics/families.js'
+import { fullName, isHistogram } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import type { ParsedExposition } from './exposition.js'
@@ -34,7 +34,8 @@ export function idiomaticRegistry(
   for (const key of SNAPSHOT_FAMILIES) {
     const { help, labels, type } = catalogue[key]
     const common = { name: fullName(namespace, key), help, labelNames: [...labels], registers: [registry] }
-    if (type === 'histogram')
+    // prom-client has no gauge histogram: an instrumented program would use a histogram.
+    if (isHistogram(type))
       histograms.set(key, new client.Histogram({ ...common, buckets: [...OBJECT_SIZE_BOUNDS] }))
     else gauges.set(key, new client.Gauge(common))
   }
@@ -61,8 +62,8 @@ function snapshotSampleNames(namespace: string): Set<string> {
   const names = new Set<string>()
   for (const key of SNAPSHOT_FAMILIES) {
     const name = fullName(namespace, key)
-    if (catalogue[key].type === 'histogram')
-      for (const suffix of ['_bucket', '_sum', '_count']) names.add(name + suffix)
+    if (isHistogram(catalogue[key].type))
+      for (const suffix of ['_bucket', '_sum', '_count', '_gsum', '_gcount']) names.add(name + suffix)
     else names.add(name)
   }
   return names
@@ -71,7 +72,8 @@ function snapshotSampleNames(namespace: string): Set<string> {
 /**
  * The snapshot families of a parsed exposition in a form to compare: one `name{labels} value`
  * line per sample, labels sorted, lines sorted; HELP per family; TYPE per family with untyped
- * (OpenMetrics: unknown) written as gauge, since prom-client cannot say untyped.
+ * (OpenMetrics: unknown) written as gauge, since prom-client cannot say untyped, and a gauge
+ * histogram (OpenMetrics: `_gsum`/`_gcount`) as a histogram, since prom-client has none.
  */
 export function snapshotContent(
   exposition: ParsedExposition,
@@ -84,7 +86,8 @@ export function snapshotContent(
       const labels = Object.entries(sample.labels)
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
-      return `${sample.name}{${labels.join(',')}} ${sample.value}`
+      const name = sample.name.replace(/_g(sum|count)$/, '_$1')
+      return `${name}{${labels.join(',')}} ${sample.value}`
     })
     .sort()
   const help: Record<string, string> = {}
@@ -94,7 +97,8 @@ export function snapshotContent(
     const type = exposition.types.get(name)
     if (type === undefined) continue
     help[name] = exposition.help.get(name) ?? ''
-    types[name] = type === 'untyped' || type === 'unknown' ? 'gauge' : type
+    types[name] =
+      type === 'untyped' || type === 'unknown' ? 'gauge' : type === 'gaugehistogram' ? 'histogram' : type
   }
   return { samples, help, types }
 }

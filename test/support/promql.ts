@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
 import { type Catalogue, type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { RUNTIME_FAMILY_PREFIXES } from '../../src/collectors/runtime.js'
-import { fullName } from '../../src/metrics/families.js'
+import { fullName, isHistogram } from '../../src/metrics/families.js'
 
 /**
  * PromQL helpers for checking the dashboard and alert rules against the catalogue: which metric
@@ -135,8 +135,8 @@ export function familyOf(name: string, namespace: string): CatalogueName | undef
     if (name === full) return key
     const definition: Catalogue[CatalogueName] = catalogue[key]
     if (
-      definition.type === 'histogram' &&
-      ['_bucket', '_sum', '_count'].some((suffix) => name === full + suffix)
+      isHistogram(definition.type) &&
+      ['_bucket', '_sum', '_count', '_gsum', '_gcount'].some((suffix) => name === full + suffix)
     ) {
       return key
     }

@@ -6,6 +6,8 @@ export interface S3Request {
   /** ListBuckets, ListObjectsV2, ListObjectVersions, ListMultipartUploads, PutObject, ... */
   readonly operation: string
   readonly bucket: string | undefined
+  /** The object key of an object request (its path after the bucket; empty segments dropped). */
+  readonly key?: string
   readonly query: URLSearchParams
   /** As sent: the signature, the session token (x-amz-security-token). */
   readonly headers: IncomingHttpHeaders
@@ -27,10 +29,12 @@ export function describeS3Request(request: IncomingMessage): S3Request {
   } else if (key.length === 0 && method === 'PUT') operation = 'CreateBucket'
   else if (key.length === 0 && method === 'DELETE') operation = 'DeleteBucket'
   else if (method === 'PUT') operation = 'PutObject'
+  else if (method === 'GET' && query.has('uploadId')) operation = 'ListParts'
   return {
     method,
     operation,
     bucket: bucket ? decodeURIComponent(bucket) : undefined,
+    ...(key.length > 0 ? { key: key.map(decodeURIComponent).join('/') } : {}),
     query,
     headers: request.headers,
   }

@@ -5,7 +5,8 @@ import { describeS3Request, escapeXml, type S3Request, s3ErrorXml } from './s3-r
 
 /**
  * A small S3 endpoint answering the listing calls with the XML documented by AWS
- * (ListBuckets, ListObjectsV2, ListObjectVersions, ListMultipartUploads), from a described
+ * (ListBuckets, ListObjectsV2, ListObjectVersions, ListMultipartUploads, and ListParts for uploads
+ * described with their parts; NotImplemented for the others), from a described
  * content, in pages of `pageSize`. It stands in for what s3rver lacks (versions, multipart
  * listings) so the exporter's real SDK parsing and pagination run against documented responses.
  */
@@ -24,6 +25,8 @@ export interface StoredUpload {
   readonly key: string
   readonly uploadId: string
   readonly initiated: Date
+  /** Part sizes, numbered from 1; ListParts answers NotImplemented for an upload without them. */
+  readonly parts?: readonly number[]
 }
 
 export interface StoredBucket {
@@ -63,6 +66,9 @@ export async function startXmlStore(buckets: readonly StoredBucket[], pageSize: 
     if (request.operation === 'ListObjectVersions') return reply(200, listVersions(bucket, query, pageSize))
     if (request.operation === 'ListMultipartUploads') return reply(200, listUploads(bucket, query, pageSize))
     if (request.operation === 'ListObjectsV2') return reply(200, listObjectsV2(bucket, query, pageSize))
+    const upload = bucket.uploads.find((u) => u.key === request.key && u.uploadId === query.get('uploadId'))
+    if (request.operation === 'ListParts' && upload?.parts)
+      return reply(200, listParts(bucket, upload, query, pageSize))
     reply(501, s3ErrorXml('NotImplemented', 'not implemented by the test store', incoming.url ?? ''))
   })
   server.listen(0, '127.0.0.1')
@@ -95,6 +101,28 @@ function listBuckets(buckets: readonly StoredBucket[]): string {
     )
     .join('')
   return `<ListAllMyBucketsResult xmlns="${NS}">${OWNER}<Buckets>${entries}</Buckets></ListAllMyBucketsResult>`
+}
+
+/** GET /bucket/key?uploadId: the parts after part-number-marker. */
+function listParts(
+  bucket: StoredBucket,
+  upload: StoredUpload,
+  query: URLSearchParams,
+  pageSize: number,
+): string {
+  const marker = Number(query.get('part-number-marker') ?? '0')
+  const parts = (upload.parts ?? []).map((size, index) => ({ number: index + 1, size }))
+  const page = parts.filter((part) => part.number > marker).slice(0, pageSize)
+  const last = page.at(-1)
+  const truncated = last !== undefined && last.number < parts.length
+  const body = page
+    .map(
+      (part) =>
+        `<Part><PartNumber>${part.number}</PartNumber><LastModified>${upload.initiated.toISOString()}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${part.size}</Size></Part>`,
+    )
+    .join('')
+  const next = truncated ? `<NextPartNumberMarker>${last.number}</NextPartNumberMarker>` : ''
+  return `<ListPartsResult xmlns="${NS}"><Bucket>${escapeXml(bucket.name)}</Bucket><Key>${escapeXml(upload.key)}</Key><UploadId>${escapeXml(upload.uploadId)}</UploadId><PartNumberMarker>${marker}</PartNumberMarker>${next}<MaxParts>${pageSize}</MaxParts><IsTruncated>${truncated}</IsTruncated>${body}</ListPartsResult>`
 }
 
 /** GET /bucket?versions: entries after (key-marker, version-id-marker), Version and DeleteMarker elements. */

@@ -103,6 +103,73 @@ export function assertBucketUsage(
   }
 }
 
+/** The documented age bands: name and upper bound in days (the last open). */
+export const AGE_BAND_DAYS: ReadonlyArray<readonly [string, number]> = [
+  ['lt_1d', 1],
+  ['lt_7d', 7],
+  ['lt_30d', 30],
+  ['lt_90d', 90],
+  ['lt_180d', 180],
+  ['lt_365d', 365],
+  ['gte_365d', Number.POSITIVE_INFINITY],
+]
+
+/** The band of something `ageSeconds` old: the first whose bound it is under. */
+function ageBand(ageSeconds: number): string {
+  return (AGE_BAND_DAYS.find(([, days]) => ageSeconds < days * 86_400) ?? AGE_BAND_DAYS[6])?.[0] ?? ''
+}
+
+/**
+ * Bytes and objects per age band (`bucket_age_bytes`, `bucket_age_objects`) against the objects
+ * written. The scan's start is not known here, only that it was within the last `withinSeconds`:
+ * every band is checked exactly when no object is that close to a band's edge (the usual case),
+ * and the bands' sums always.
+ */
+export function assertAgeBands(
+  scrape: ParsedExposition,
+  bucket: string,
+  objects: readonly WrittenObject[],
+  options: { namespace?: string; withinSeconds?: number } = {},
+): void {
+  const ns = (name: string) => `${options.namespace ?? 'objstore'}_${name}`
+  const now = Date.now() / 1000
+  const earliest = now - (options.withinSeconds ?? 600)
+  const at = `bucket ${bucket}`
+  const bands = (family: string) =>
+    Object.fromEntries(
+      findSamples(scrape, ns(family), { bucket }).map((sample) => [sample.labels.age, sample.value]),
+    )
+  const bytes = bands('bucket_age_bytes')
+  const counts = bands('bucket_age_objects')
+  assert.deepEqual(
+    Object.keys(bytes),
+    AGE_BAND_DAYS.map(([name]) => name),
+    `${at}: every band, in order`,
+  )
+  const sum = (values: Record<string, number>) =>
+    Object.values(values).reduce((total, value) => total + value, 0)
+  assert.equal(
+    sum(bytes),
+    objects.reduce((total, object) => total + object.size, 0),
+    `${at}: age bytes sum`,
+  )
+  assert.equal(sum(counts), objects.length, `${at}: age objects sum`)
+  const known = objects.every(
+    (object) => ageBand(earliest - object.modifiedSeconds) === ageBand(now - object.modifiedSeconds),
+  )
+  if (!known) return
+  const expected = Object.fromEntries(AGE_BAND_DAYS.map(([name]) => [name, { bytes: 0, objects: 0 }]))
+  for (const object of objects) {
+    const band = expected[ageBand(now - object.modifiedSeconds)] as { bytes: number; objects: number }
+    band.bytes += object.size
+    band.objects++
+  }
+  for (const [name, band] of Object.entries(expected)) {
+    assert.equal(bytes[name], band.bytes, `${at}: age ${name} bytes`)
+    assert.equal(counts[name], band.objects, `${at}: age ${name} objects`)
+  }
+}
+
 /** Bytes per storage class, as `bucket_storage_class_bytes` must show them. */
 export function assertStorageClasses(
   scrape: ParsedExposition,

@@ -87,14 +87,16 @@ function bucketUsage(
   index: number,
   random: () => number,
 ): BucketUsage {
-  const fold = new UsageAccumulator({ storageClasses: true })
-  const versions = new VersionAccumulator()
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: ORIGIN_MS })
+  const versions = new VersionAccumulator({ nowMs: ORIGIN_MS })
   for (const object of bucketObjects) {
     fold.add(object.size, object.modifiedMs, object.storageClass)
     versions.addVersion({ isLatest: true, size: object.size })
     const older = random() < 0.3 ? Math.floor(random() * 20) : 0
     for (let version = 0; version < older; version++) {
-      versions.addVersion({ isLatest: false, size: Math.floor(random() * 1e6) })
+      // Each older version replaced by the next newer one, a week apart.
+      const replacedMs = object.modifiedMs - version * 7 * DAY_MS
+      versions.addVersion({ isLatest: false, size: Math.floor(random() * 1e6), replacedMs })
     }
     versions.addKey(older + 1, older === 0 && random() < 0.5)
   }
@@ -102,8 +104,13 @@ function bucketUsage(
   const deleted = Math.floor(random() * 3)
   for (let key = 0; key < deleted; key++) {
     versions.addDeleteMarker()
-    versions.addVersion({ isLatest: false, size: 100 })
+    versions.addVersion({ isLatest: false, size: 100, replacedMs: ORIGIN_MS - key * 40 * DAY_MS })
     versions.addKey(2, false)
+  }
+  // A delete marker with nothing behind it, in every other bucket.
+  if (index % 2 === 0) {
+    versions.addDeleteMarker()
+    versions.addKey(1, false, true)
   }
   const incomplete = Math.floor(random() * 3)
   const usage = fold.finish()
@@ -112,10 +119,15 @@ function bucketUsage(
   return {
     ...usage,
     versions: versionUsage,
-    multipart:
-      incomplete > 0
-        ? { incomplete, oldestInitiatedSeconds: (ORIGIN_MS - incomplete * DAY_MS) / 1000 }
-        : { incomplete },
+    // Uploads started 1, 2... days before the origin, 5 MiB of parts each, the last one unsized.
+    multipart: {
+      incomplete,
+      ...(incomplete > 0 ? { oldestInitiatedSeconds: (ORIGIN_MS - incomplete * DAY_MS) / 1000 } : {}),
+      bytes: Math.max(0, incomplete - 1) * 5 * 2 ** 20,
+      unsized: Math.min(incomplete, 1),
+      stale: 0,
+      staleBytes: 0,
+    },
     ...(index % 3 === 0 ? { quotaBytes: 2 ** 40 } : {}),
     // What an fs walk could not read; the family appears only where a source reports it.
     ...(index % 5 === 0 ? { unreadableEntries: index % 3 } : {}),

@@ -5,6 +5,8 @@ import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
 const MIB = 1024 * 1024
+/** The scan's start the folds measure ages against. */
+const NOW_MS = 2_000_000_000_000
 
 /** MinIO's disjoint intervals (its 1 KiB-1 MiB aggregate is added only when rendering). */
 const MINIO_INTERVALS = MINIO_SIZE_INTERVALS.filter(([name]) => name !== 'BETWEEN_1024B_AND_1_MB')
@@ -31,7 +33,7 @@ const SIZES = [
 ]
 
 test('sizes fall in MinIO ranges by MinIO inclusive bounds, and in le buckets by Prometheus <= bounds', () => {
-  const fold = new UsageAccumulator({ storageClasses: false })
+  const fold = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
   for (const size of SIZES) fold.add(size, 1_000_000)
   const usage = fold.finish()
   assert.equal(usage.objects, SIZES.length)
@@ -69,7 +71,7 @@ test('histogram bounds are 1 KiB x 4^k up to 256 GiB', () => {
 })
 
 test('largest object, newest and oldest modification times; storage classes, the default as STANDARD', () => {
-  const fold = new UsageAccumulator({ storageClasses: true })
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
   fold.add(10, 5_000, 'STANDARD')
   fold.add(20, 9_000, undefined)
   fold.add(30, 1_000, 'GLACIER')
@@ -78,16 +80,16 @@ test('largest object, newest and oldest modification times; storage classes, the
   assert.equal(usage.oldestModifiedSeconds, 1)
   assert.equal(usage.largestObjectBytes, 30)
   assert.deepEqual(usage.storageClassBytes, { STANDARD: 30, GLACIER: 30 })
-  const empty = new UsageAccumulator({ storageClasses: true }).finish()
+  const empty = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS }).finish()
   assert.equal(empty.newestModifiedSeconds, undefined, 'no objects, no newest object')
   assert.equal(empty.largestObjectBytes, undefined, 'no objects, no largest object')
   assert.deepEqual(empty.storageClassBytes, {})
 })
 
 test('merging two parts of a bucket equals folding them together', () => {
-  const whole = new UsageAccumulator({ storageClasses: false })
-  const left = new UsageAccumulator({ storageClasses: false })
-  const right = new UsageAccumulator({ storageClasses: false })
+  const whole = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
+  const left = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
+  const right = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
   SIZES.forEach((size, index) => {
     whole.add(size, index * 1000)
     ;(index % 2 ? left : right).add(size, index * 1000)
@@ -96,7 +98,7 @@ test('merging two parts of a bucket equals folding them together', () => {
 })
 
 test('version counts per key land in MinIO version ranges; only a null version is UNVERSIONED', () => {
-  const versions = new VersionAccumulator()
+  const versions = new VersionAccumulator({ nowMs: NOW_MS })
   const keys: Array<[number, boolean]> = [
     [1, true],
     [1, false],
@@ -131,10 +133,13 @@ test('version counts per key land in MinIO version ranges; only a null version i
 
 test('a size that is not a byte count never enters the figures: NaN, Infinity, -1, 1.5, 2^53', () => {
   for (const size of [Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, 2 ** 53]) {
-    const fold = new UsageAccumulator({ storageClasses: true })
+    const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
     fold.add(10, 1000)
     assert.throws(() => fold.add(size, 2000), RangeError, String(size))
-    assert.throws(() => new VersionAccumulator().addVersion({ isLatest: false, size }), RangeError)
+    assert.throws(
+      () => new VersionAccumulator({ nowMs: NOW_MS }).addVersion({ isLatest: false, size }),
+      RangeError,
+    )
     // What was folded before is untouched (and finite).
     assert.equal(fold.finish().bytes, 10)
     assert.equal(fold.finish().objects, 1)

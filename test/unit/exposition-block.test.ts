@@ -106,6 +106,40 @@ test('the block with odd bucket names is promtool-clean', { skip: promtoolSkipRe
   assert.equal(promtoolCheckMetrics(await blockText(block, 'text')), '')
 })
 
+test('the size gauge histogram in a block: _gsum/_gcount in OpenMetrics only, rendered inline or on the worker', async () => {
+  // 11 buckets render on this thread, 600 on the worker (usage-render.ts), in chunks and segments.
+  for (const count of [11, 600]) {
+    const { snapshot } = generateSnapshot({
+      buckets: manyNames(count - ODD_NAMES.length),
+      objectsPerBucket: 3,
+    })
+    const block = await new UsageExposition('objstore').blockFor(snapshot)
+    const measured = snapshot.buckets.filter((record) => record.usage).length
+    for (const format of FORMATS) {
+      const text = await blockText(block, format)
+      assert.equal(
+        text,
+        snapshotText(snapshot, format),
+        `${count} buckets, ${format}: as rendered on this thread`,
+      )
+      assert.equal(Buffer.byteLength(text), block.byteLength(format), `${count} ${format}: byte length`)
+      const lines = (suffix: string) =>
+        text.split('\n').filter((line) => line.startsWith(`objstore_bucket_object_size_bytes${suffix}{`))
+          .length
+      const om = format === 'openmetrics'
+      assert.match(
+        text,
+        new RegExp(`# TYPE objstore_bucket_object_size_bytes ${om ? 'gaugehistogram' : 'histogram'}\n`),
+      )
+      assert.deepEqual(
+        [lines('_sum'), lines('_count'), lines('_gsum'), lines('_gcount')],
+        om ? [0, 0, measured, measured] : [measured, measured, 0, 0],
+        `${count} buckets, ${format}`,
+      )
+    }
+  }
+})
+
 test('a compressed scrape body is one gzip member holding exactly the uncompressed body', async () => {
   const { snapshot } = generateSnapshot({ buckets: manyNames(500), objectsPerBucket: 8 })
   const block = await new UsageExposition('objstore').blockFor(snapshot)

@@ -110,6 +110,46 @@ test('declared families are escaped alike, labels in declared order, histograms 
   )
 })
 
+test('a gauge histogram: OpenMetrics gaugehistogram with _gsum/_gcount, the text format a histogram', () => {
+  const families = describe('test', {
+    bucket_object_size_bytes: declare('gaugehistogram', ['bucket'], 'Sizes now.'),
+  })
+  const writer = new ExpositionWriter('ns', families)
+  for (const bucket of ['a', 'b']) {
+    writer.histogram(
+      'bucket_object_size_bytes',
+      { bucket },
+      { upperBounds: [1024], cumulativeCounts: [2], sum: 3000, count: 3 },
+    )
+  }
+  const rendered = writer.families()
+  const buckets = (bucket: string) =>
+    `ns_bucket_object_size_bytes_bucket{bucket="${bucket}",le="1024"} 2\n` +
+    `ns_bucket_object_size_bytes_bucket{bucket="${bucket}",le="+Inf"} 3\n`
+  assert.equal(
+    Buffer.concat(familyParts(rendered, 'text')).toString('utf8'),
+    '# HELP ns_bucket_object_size_bytes Sizes now.\n# TYPE ns_bucket_object_size_bytes histogram\n' +
+      ['a', 'b']
+        .map(
+          (bucket) =>
+            `${buckets(bucket)}ns_bucket_object_size_bytes_sum{bucket="${bucket}"} 3000\n` +
+            `ns_bucket_object_size_bytes_count{bucket="${bucket}"} 3\n`,
+        )
+        .join(''),
+  )
+  assert.equal(
+    Buffer.concat(familyParts(rendered, 'openmetrics')).toString('utf8'),
+    '# HELP ns_bucket_object_size_bytes Sizes now.\n# TYPE ns_bucket_object_size_bytes gaugehistogram\n' +
+      ['a', 'b']
+        .map(
+          (bucket) =>
+            `${buckets(bucket)}ns_bucket_object_size_bytes_gsum{bucket="${bucket}"} 3000\n` +
+            `ns_bucket_object_size_bytes_gcount{bucket="${bucket}"} 3\n`,
+        )
+        .join(''),
+  )
+})
+
 test("constant labels (METRICS_SERVER_LABEL) follow every declared family's own labels, histograms included", () => {
   const families = describe('test', {
     cluster_drive_total: declare('untyped', [], 'Drives.'),

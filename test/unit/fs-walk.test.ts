@@ -23,20 +23,28 @@ test('expanding folds the files of a folder and hands its subfolders back unwalk
   await writeFile(join(root, 'top'), Buffer.alloc(10))
   await writeFile(join(root, 'a/deeper/x'), Buffer.alloc(20))
   await symlink(join(root, 'top'), join(root, 'link'))
-  const expanded = walkDirectory({ dirs: [root], expand: true, isBucketRoot: true })
+  const expanded = walkDirectory({ dirs: [root], expand: true, isBucketRoot: true, nowMs: Date.now() })
   assert.equal(expanded.usage.objects, 1)
   assert.equal(expanded.usage.bytes, 10)
   assert.deepEqual([...expanded.subdirs].sort(), [join(root, 'a'), join(root, 'b')])
-  const whole = walkDirectory({ dirs: [root], expand: false, isBucketRoot: true })
+  const whole = walkDirectory({ dirs: [root], expand: false, isBucketRoot: true, nowMs: Date.now() })
   assert.deepEqual([whole.usage.objects, whole.usage.bytes, whole.subdirs.length], [2, 30, 0])
 })
 
 test('a missing bucket folder is an error; a subfolder gone since it was listed is skipped', async (t) => {
   const root = await scratchFolder(t, 'objstore-walk-')
-  assert.throws(() => walkDirectory({ dirs: [join(root, 'nope')], expand: true, isBucketRoot: true }), {
-    code: 'ENOENT',
+  assert.throws(
+    () => walkDirectory({ dirs: [join(root, 'nope')], expand: true, isBucketRoot: true, nowMs: Date.now() }),
+    {
+      code: 'ENOENT',
+    },
+  )
+  const gone = walkDirectory({
+    dirs: [join(root, 'nope')],
+    expand: false,
+    isBucketRoot: false,
+    nowMs: Date.now(),
   })
-  const gone = walkDirectory({ dirs: [join(root, 'nope')], expand: false, isBucketRoot: false })
   assert.equal(gone.usage.objects, 0)
 })
 
@@ -52,7 +60,7 @@ test('a folder too large to read whole is read in batches, with the same figures
   }
   const size = (await stat(root)).size
   if (size <= 1024 * 1024) return t.skip(`this filesystem reports folder size ${size}, under the 1 MiB limit`)
-  const result = walkDirectory({ dirs: [root], expand: false, isBucketRoot: true })
+  const result = walkDirectory({ dirs: [root], expand: false, isBucketRoot: true, nowMs: Date.now() })
   assert.equal(result.usage.objects, files)
   assert.equal(result.usage.bytes, files)
 })
@@ -68,6 +76,7 @@ test('names that are not UTF-8 are walked byte for byte; a path over PATH_MAX is
     dirs: [Buffer.from(root).toString('latin1')],
     expand: false,
     isBucketRoot: true,
+    nowMs: Date.now(),
   })
   assert.deepEqual([walked.usage.objects, walked.usage.bytes, walked.unreadable], [3, 12, 0])
 
@@ -77,6 +86,7 @@ test('names that are not UTF-8 are walked byte for byte; a path over PATH_MAX is
     dirs: [Buffer.from(root).toString('latin1'), long],
     expand: false,
     isBucketRoot: false,
+    nowMs: Date.now(),
   })
   assert.deepEqual([tooLong.usage.objects, tooLong.unreadable], [3, 1])
 })
@@ -146,7 +156,7 @@ test('walk threads stuck on a hung filesystem are counted until it answers, and 
   const walks = Array.from({ length: MAX_STUCK_WALKS }, (_, index) => {
     const stop = new AbortController()
     stops.push(stop)
-    const task = { dirs: [mountPoint], expand: false, isBucketRoot: true }
+    const task = { dirs: [mountPoint], expand: false, isBucketRoot: true, nowMs: Date.now() }
     return { stop, walk: pool.run(task, stop.signal, `bucket-${index}`) }
   })
   for (const { walk } of walks) walk.catch(() => undefined)

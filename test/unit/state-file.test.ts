@@ -9,7 +9,7 @@ import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/
 import { scratchFolder } from '../support/scratch.js'
 
 function sampleSnapshot(): UsageSnapshot {
-  const fold = new UsageAccumulator({ storageClasses: true })
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: 1_700_000_200_000 })
   fold.add(2048, 1_700_000_000_000, 'STANDARD_IA')
   fold.add(10, 1_700_000_100_000)
   return freezeSnapshot({

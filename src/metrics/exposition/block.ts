@@ -5,11 +5,15 @@ import { type DeflatedSegment, deflateSegment, deflateSegmentSync } from './gzip
 
 const inflateRaw = promisify(inflateRawCallback)
 
-/** One family as text: its header lines per format, and its sample lines (the same in both). */
+/**
+ * One family as text: its header lines per format, and its sample lines: the same in both formats
+ * but for a gauge histogram's, whose OpenMetrics lines (`_gsum`/`_gcount`) are `openmetricsChunks`.
+ */
 export interface BlockFamily {
   readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, Buffer>>
   readonly chunks: readonly Buffer[]
+  readonly openmetricsChunks?: readonly Buffer[]
 }
 
 /** One family compressed: its header lines per format, and its sample lines, as deflate segments. */
@@ -17,6 +21,26 @@ export interface CompressedFamily {
   readonly key: string
   readonly headers: Readonly<Record<ExpositionFormat, DeflatedSegment>>
   readonly segments: readonly DeflatedSegment[]
+  readonly openmetricsSegments?: readonly DeflatedSegment[]
+}
+
+/** A family's sample lines in `format`. */
+export function chunksIn(family: BlockFamily, format: ExpositionFormat): readonly Buffer[] {
+  return (format === 'openmetrics' && family.openmetricsChunks) || family.chunks
+}
+
+/** A compressed family's sample segments in `format`. */
+export function segmentsIn(family: CompressedFamily, format: ExpositionFormat): readonly DeflatedSegment[] {
+  return (format === 'openmetrics' && family.openmetricsSegments) || family.segments
+}
+
+/** The bytes of a family's header and sample lines in `format`. */
+function familyLength(
+  family: { readonly headers: Readonly<Record<ExpositionFormat, { readonly length: number }>> },
+  samples: readonly { readonly length: number }[],
+  format: ExpositionFormat,
+): number {
+  return samples.reduce((sum, part) => sum + part.length, family.headers[format].length)
 }
 
 /**
@@ -52,12 +76,19 @@ function inflateSegment(segment: DeflatedSegment): Promise<Buffer> {
 }
 
 /** Compresses a family on the calling thread (a worker's, or a family of a few lines). */
-export function compressFamilySync(family: BlockFamily, chunks = family.chunks): CompressedFamily {
+export function compressFamilySync(family: BlockFamily): CompressedFamily {
   const text = deflateSegmentSync(family.headers.text)
   const openmetrics = family.headers.openmetrics.equals(family.headers.text)
     ? text
     : deflateSegmentSync(family.headers.openmetrics)
-  return { key: family.key, headers: { text, openmetrics }, segments: chunks.map(deflateSegmentSync) }
+  return {
+    key: family.key,
+    headers: { text, openmetrics },
+    segments: family.chunks.map(deflateSegmentSync),
+    ...(family.openmetricsChunks
+      ? { openmetricsSegments: family.openmetricsChunks.map(deflateSegmentSync) }
+      : {}),
+  }
 }
 
 async function compressFamily(
@@ -68,12 +99,21 @@ async function compressFamily(
   const openmetrics = family.headers.openmetrics.equals(family.headers.text)
     ? text
     : await deflateSegment(family.headers.openmetrics)
-  const segments: DeflatedSegment[] = []
-  for (const chunk of family.chunks) {
-    signal?.throwIfAborted()
-    segments.push(await deflateSegment(chunk))
+  const deflateAll = async (chunks: readonly Buffer[]) => {
+    const segments: DeflatedSegment[] = []
+    for (const chunk of chunks) {
+      signal?.throwIfAborted()
+      segments.push(await deflateSegment(chunk))
+    }
+    return segments
   }
-  return { key: family.key, headers: { text, openmetrics }, segments }
+  const segments = await deflateAll(family.chunks)
+  return {
+    key: family.key,
+    headers: { text, openmetrics },
+    segments,
+    ...(family.openmetricsChunks ? { openmetricsSegments: await deflateAll(family.openmetricsChunks) } : {}),
+  }
 }
 
 /**
@@ -104,9 +144,8 @@ export class ExpositionBlock {
     })()
     const lengths = { text: 0, openmetrics: 0 }
     for (const family of families) {
-      const body = family.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-      lengths.text += family.headers.text.length + body
-      lengths.openmetrics += family.headers.openmetrics.length + body
+      lengths.text += familyLength(family, chunksIn(family, 'text'), 'text')
+      lengths.openmetrics += familyLength(family, chunksIn(family, 'openmetrics'), 'openmetrics')
     }
     return new ExpositionBlock(
       families.map((family) => family.key),
@@ -119,9 +158,8 @@ export class ExpositionBlock {
   static fromCompressed(families: readonly CompressedFamily[]): ExpositionBlock {
     const lengths = { text: 0, openmetrics: 0 }
     for (const family of families) {
-      const body = family.segments.reduce((sum, segment) => sum + segment.length, 0)
-      lengths.text += family.headers.text.length + body
-      lengths.openmetrics += family.headers.openmetrics.length + body
+      lengths.text += familyLength(family, segmentsIn(family, 'text'), 'text')
+      lengths.openmetrics += familyLength(family, segmentsIn(family, 'openmetrics'), 'openmetrics')
     }
     return new ExpositionBlock(
       families.map((family) => family.key),
@@ -162,7 +200,7 @@ export class ExpositionBlock {
   /** The body in `format` as deflated segments. */
   async deflated(format: ExpositionFormat): Promise<readonly DeflatedSegment[]> {
     const families = await this.#compressed
-    return families.flatMap((family) => [family.headers[format], ...family.segments])
+    return families.flatMap((family) => [family.headers[format], ...segmentsIn(family, format)])
   }
 
   /**
@@ -196,7 +234,12 @@ export class ExpositionBlock {
   async #inflateAll(): Promise<ReadonlyMap<DeflatedSegment, Buffer>> {
     const text = new Map<DeflatedSegment, Buffer>()
     for (const family of await this.#compressed) {
-      for (const segment of [family.headers.text, family.headers.openmetrics, ...family.segments]) {
+      for (const segment of [
+        family.headers.text,
+        family.headers.openmetrics,
+        ...family.segments,
+        ...(family.openmetricsSegments ?? []),
+      ]) {
         if (!text.has(segment)) text.set(segment, await inflateSegment(segment))
       }
     }

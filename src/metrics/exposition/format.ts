@@ -4,7 +4,7 @@
  * per snapshot alike.
  */
 
-export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped'
+export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'summary' | 'untyped'
 
 export interface ExpositionSample {
   /** Full sample name, suffix included (`_bucket`, `_sum`, `_count`, `_total`). */
@@ -35,8 +35,39 @@ export function familyHeader(
   // OpenMetrics names a counter family without its `_total`, which stays on the sample.
   const familyName =
     format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name
-  const type = format === 'openmetrics' && family.type === 'untyped' ? 'unknown' : family.type
+  const type = typeName(family.type, format)
   return `# HELP ${familyName} ${escapeHelp(family.help)}\n# TYPE ${familyName} ${type}\n`
+}
+
+/**
+ * The type a format calls `type`: OpenMetrics says `unknown` for untyped; the text format has no
+ * gauge histogram and says `histogram` (its samples then end in `_sum`/`_count`: histogramSuffixes).
+ */
+function typeName(type: ExpositionType, format: ExpositionFormat): string {
+  if (format === 'openmetrics') return type === 'untyped' ? 'unknown' : type
+  return type === 'gaugehistogram' ? 'histogram' : type
+}
+
+/** Whether a family's sample lines differ between the formats (not only its header lines). */
+export function samplesDifferByFormat(type: ExpositionType): boolean {
+  return type === 'gaugehistogram'
+}
+
+/**
+ * A histogram's sum and count lines (`braces`: its `{labels}`, or empty): `_gsum`/`_gcount` for an
+ * OpenMetrics gauge histogram, `_sum`/`_count` otherwise.
+ */
+export function histogramSumAndCount(
+  family: { readonly name: string; readonly type: ExpositionType },
+  braces: string,
+  format: ExpositionFormat,
+  histogram: { readonly sum: number; readonly count: number },
+): string {
+  const g = family.type === 'gaugehistogram' && format === 'openmetrics' ? 'g' : ''
+  return (
+    `${family.name}_${g}sum${braces} ${formatValue(histogram.sum)}\n` +
+    `${family.name}_${g}count${braces} ${formatValue(histogram.count)}\n`
+  )
 }
 
 /** `name="value",...` for labels given as pairs, in their order. */

@@ -1,17 +1,11 @@
-import {
-  type Families,
-  type FamilyNameOfType,
-  fullName,
-  type LabelsOf,
-  type SettableName,
-} from '../families.js'
+import { type Families, fullName, type HistogramName, type LabelsOf, type SettableName } from '../families.js'
 import {
   type HistogramSnapshot,
   type MetricSink,
   UndeclaredFamilyError,
   UndeclaredLabelsError,
 } from '../metric-set.js'
-import type { BlockFamily } from './block.js'
+import { type BlockFamily, chunksIn } from './block.js'
 import {
   type ExpositionFamily,
   type ExpositionFormat,
@@ -20,7 +14,9 @@ import {
   familyHeader,
   formatBound,
   formatValue,
+  histogramSumAndCount,
   labelPairs,
+  samplesDifferByFormat,
 } from './format.js'
 
 /**
@@ -40,7 +36,10 @@ interface PendingFamily {
   readonly help: string
   readonly type: ExpositionType
   readonly labelNames: readonly string[]
+  /** The sample lines: the text format's, and OpenMetrics' too unless `openmetrics` is set. */
   readonly bytes: ByteChunks
+  /** OpenMetrics' sample lines, for a family whose lines differ by format (a gauge histogram). */
+  readonly openmetrics: ByteChunks | undefined
 }
 
 /**
@@ -51,7 +50,8 @@ interface PendingFamily {
  * own families by it on every scrape (scrape-assembler.ts), prom-client's runtime families
  * included (writeFamily). families() gives the declared families in declaration order with their
  * declared help and type, then the others in the order written, each with its header lines in
- * both formats: the sample lines are the same in both.
+ * both formats: the sample lines are the same in both, but for a gauge histogram's sum and count
+ * (`_gsum`/`_gcount` in OpenMetrics), whose family keeps a second set of lines.
  */
 export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   readonly #namespace: string
@@ -88,27 +88,21 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   set<K extends SettableName<F>>(key: K, labels: LabelsOf<F, K>, value: number): void {
     const family = this.#family(key)
     const pairs = this.#pairs(family, labels)
-    family.bytes.write(`${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
+    writeBoth(family, `${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
   }
 
-  histogram<K extends FamilyNameOfType<F, 'histogram'>>(
-    key: K,
-    labels: LabelsOf<F, K>,
-    histogram: HistogramSnapshot,
-  ): void {
+  histogram<K extends HistogramName<F>>(key: K, labels: LabelsOf<F, K>, histogram: HistogramSnapshot): void {
     const family = this.#family(key)
     const pairs = this.#pairs(family, labels)
     const prefix = `${family.name}_bucket{${pairs ? `${pairs},` : ''}le="`
     histogram.upperBounds.forEach((bound, index) => {
       const count = histogram.cumulativeCounts[index] ?? 0
-      family.bytes.write(`${prefix}${formatBound(bound)}"} ${formatValue(count)}\n`)
+      writeBoth(family, `${prefix}${formatBound(bound)}"} ${formatValue(count)}\n`)
     })
+    writeBoth(family, `${prefix}+Inf"} ${formatValue(histogram.count)}\n`)
     const braces = pairs ? `{${pairs}}` : ''
-    family.bytes.write(
-      `${prefix}+Inf"} ${formatValue(histogram.count)}\n` +
-        `${family.name}_sum${braces} ${formatValue(histogram.sum)}\n` +
-        `${family.name}_count${braces} ${formatValue(histogram.count)}\n`,
-    )
+    family.bytes.write(histogramSumAndCount(family, braces, 'text', histogram))
+    family.openmetrics?.write(histogramSumAndCount(family, braces, 'openmetrics', histogram))
   }
 
   /**
@@ -123,6 +117,8 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
       type: family.type,
       labelNames: [],
       bytes: new ByteChunks(this.#firstChunkBytes),
+      // Samples come named, so their lines are the same in both formats whatever the type.
+      openmetrics: undefined,
     }
     for (const sample of family.samples) {
       const pairs = labelPairs(sample.labels)
@@ -133,12 +129,14 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
 
   /**
    * The buffers filled so far, per family, handed over and forgotten (a worker compresses them as
-   * it goes instead of holding all the text); families() then gives the rest.
+   * it goes instead of holding all the text); families() then gives the rest. `openmetrics`: the
+   * OpenMetrics lines of the families whose lines differ by format (a gauge histogram's).
    */
-  takeFilledChunks(): Map<string, Buffer[]> {
+  takeFilledChunks(format: ExpositionFormat = 'text'): Map<string, Buffer[]> {
     const taken = new Map<string, Buffer[]>()
     for (const [key, family] of this.#families) {
-      const chunks = family.bytes.takeFilled()
+      const bytes = format === 'text' ? family.bytes : family.openmetrics
+      const chunks = bytes?.takeFilled() ?? []
       if (chunks.length > 0) taken.set(key, chunks)
     }
     return taken
@@ -170,6 +168,9 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
         type: definition.type,
         labelNames: definition.labels,
         bytes: new ByteChunks(this.#firstChunkBytes),
+        openmetrics: samplesDifferByFormat(definition.type)
+          ? new ByteChunks(this.#firstChunkBytes)
+          : undefined,
       }
       this.#families.set(key, family)
     }
@@ -196,8 +197,20 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   }
 }
 
+/** A line the same in both formats. */
+function writeBoth(family: PendingFamily, line: string): void {
+  family.bytes.write(line)
+  family.openmetrics?.write(line)
+}
+
 function finished(family: PendingFamily): BlockFamily {
-  return { key: family.key, headers: headersOf(family), chunks: family.bytes.finish() }
+  const chunks = family.bytes.finish()
+  return {
+    key: family.key,
+    headers: headersOf(family),
+    chunks,
+    ...(family.openmetrics ? { openmetricsChunks: family.openmetrics.finish() } : {}),
+  }
 }
 
 type Headers = Readonly<Record<ExpositionFormat, Buffer>>
@@ -229,7 +242,7 @@ function headersOf(family: PendingFamily): Headers {
 
 /** The buffers of `families` in `format`, in order: each family's header lines, then its samples. */
 export function familyParts(families: readonly BlockFamily[], format: ExpositionFormat): Buffer[] {
-  return families.flatMap((family) => [family.headers[format], ...family.chunks])
+  return families.flatMap((family) => [family.headers[format], ...chunksIn(family, format)])
 }
 
 const FIRST_CHUNK_BYTES = 16 << 10

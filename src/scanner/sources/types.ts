@@ -20,6 +20,11 @@ export interface BeginScanOptions {
   readonly signal: AbortSignal
   /** BUCKETS: measure exactly these instead of listing (credentials may not allow listing). */
   readonly fixedBuckets?: readonly string[]
+  /**
+   * When the scan started, ms since the epoch: what every age of the scan (an object's, a
+   * noncurrent version's, an upload's) is measured against. The source's clock when not given.
+   */
+  readonly startedMs?: number
 }
 
 /** One scan's view of the source, valid until close(). */

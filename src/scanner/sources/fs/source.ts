@@ -30,10 +30,15 @@ const TASKS_PER_THREAD = 2
  * one (a bucket with one folder per year still spreads over every thread); many are dealt round
  * robin into a few whole-walk tasks, since each task costs a message each way.
  */
-function splitFolders(subdirs: readonly string[], depth: number, threads: number): WalkTask[] {
+function splitFolders(
+  parent: WalkTask,
+  subdirs: readonly string[],
+  depth: number,
+  threads: number,
+): WalkTask[] {
   if (subdirs.length === 0) return []
   if (depth < MAX_EXPAND_DEPTH && subdirs.length < threads) {
-    return subdirs.map((dir) => ({ dirs: [dir], expand: true, isBucketRoot: false }))
+    return subdirs.map((dir) => ({ dirs: [dir], expand: true, isBucketRoot: false, nowMs: parent.nowMs }))
   }
   const groups = Array.from(
     { length: Math.min(subdirs.length, threads * TASKS_PER_THREAD) },
@@ -42,7 +47,7 @@ function splitFolders(subdirs: readonly string[], depth: number, threads: number
   subdirs.forEach((dir, index) => {
     groups[index % groups.length]?.push(dir)
   })
-  return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false }))
+  return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false, nowMs: parent.nowMs }))
 }
 
 /**
@@ -57,14 +62,15 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
   return {
     name: 'fs',
     id: `fs:${dataDir}`,
-    async beginScan({ fixedBuckets }): Promise<ScanRound> {
+    async beginScan({ fixedBuckets, startedMs }): Promise<ScanRound> {
+      const nowMs = startedMs ?? Date.now()
       const buckets = fixedBuckets ?? (await listBucketFolders(dataDir))
       // A walk over a warm cache is CPU-bound: threads beyond the cores only contend (and each
       // costs a start and ~9 MB while it lives, so they are started per scan and ended after it).
       const pool = new WalkPool(Math.min(options.threads, availableParallelism()))
       return {
         buckets,
-        measure: (bucket, signal) => measureBucket(pool, dataDir, bucket, signal),
+        measure: (bucket, signal) => measureBucket(pool, dataDir, bucket, signal, nowMs),
         close: () => pool.close(),
       }
     },
@@ -173,6 +179,7 @@ async function measureBucket(
   dataDir: string,
   bucket: string,
   signal: AbortSignal,
+  nowMs: number,
 ): Promise<BucketUsage> {
   const folder = bucketFolder(bucket)
   if (
@@ -195,12 +202,14 @@ async function measureBucket(
     throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
   }
   let root: WalkResult
+  let rootTask: WalkTask
   try {
-    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true }, signal, dir)
+    rootTask = { dirs: [dir], expand: true, isBucketRoot: true, nowMs }
+    root = await pool.run(rootTask, signal, dir)
   } catch (error) {
     return fail(error)
   }
-  const first = splitFolders(root.subdirs, 0, pool.size)
+  const first = splitFolders(rootTask, root.subdirs, 0, pool.size)
   if (first.length === 0) return { ...root.usage, unreadableEntries: root.unreadable }
   // One failing part ends the bucket: its other parts stop instead of walking on for nothing. (Made
   // only for buckets with parts: a scan of many small buckets makes no controller per bucket.)
@@ -213,7 +222,7 @@ async function measureBucket(
     const result = await pool.run(task, stop, dir)
     unreadable += result.unreadable
     const parts = await Promise.all(
-      splitFolders(result.subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
+      splitFolders(task, result.subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
     )
     return parts.reduce(mergeUsage, result.usage)
   }

@@ -16,6 +16,8 @@ export interface WalkTask {
   readonly expand: boolean
   /** `dirs` is the bucket's own folder: its absence means a missing bucket, not a race with a delete. */
   readonly isBucketRoot: boolean
+  /** The scan's start, ms since the epoch: what files' ages are measured against. */
+  readonly nowMs: number
 }
 
 export interface WalkResult {
@@ -41,7 +43,7 @@ export const pathBytes = (path: string): Buffer => Buffer.from(path, 'latin1')
  * readable.
  */
 export function walkDirectory(task: WalkTask): WalkResult {
-  const fold = new UsageAccumulator({ storageClasses: false })
+  const fold = new UsageAccumulator({ storageClasses: false, nowMs: task.nowMs })
   const subdirs: string[] = []
   const stack = [...task.dirs]
   let unreadable = 0

@@ -36,6 +36,8 @@ export const s3Source = defineSource({
       accessKeyId: settings.S3_ACCESS_KEY_ID,
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
+      multipartPartsMaxUploads: settings.MULTIPART_PARTS_MAX_UPLOADS,
+      multipartStaleDays: settings.MULTIPART_STALE_DAYS,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
       logger,

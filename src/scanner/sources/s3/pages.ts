@@ -50,3 +50,16 @@ export async function* pages<Page, Position>(listing: PagedListing<Page, Positio
     position = next
   }
 }
+
+/** A position in a listing paged by key and version (or upload) id. */
+export interface Marker {
+  readonly key: string
+  readonly id: string | undefined
+}
+
+export const sameMarker = (a: Marker, b: Marker) => a.key === b.key && a.id === b.id
+
+/** The page's next key and version (or upload) marker; undefined when it gives no key. */
+export function marker(key: string | undefined, id: string | undefined): Marker | undefined {
+  return key === undefined ? undefined : { key, id }
+}

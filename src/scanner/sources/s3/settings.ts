@@ -37,6 +37,20 @@ export const s3Env = {
     description:
       '`s3`: list object versions (ListObjectVersions) to report versions, delete markers and noncurrent bytes.',
   }),
+  MULTIPART_PARTS_MAX_UPLOADS: Type.Integer({
+    default: 100,
+    minimum: 0,
+    maximum: 100000,
+    description:
+      '`s3`: incomplete multipart uploads sized per bucket and scan (ListParts, one request per 1,000 parts), in listing order; the others are counted by `bucket_multipart_uploads_unsized`. 0: none sized.',
+  }),
+  MULTIPART_STALE_DAYS: Type.Integer({
+    default: 7,
+    minimum: 0,
+    maximum: 36500,
+    description:
+      "`s3`: an incomplete multipart upload initiated at least this many days before the scan started is stale (`bucket_multipart_uploads_stale*`; 7 is Storage Lens's split).",
+  }),
   S3_ENDPOINT: s3ConnectionEnv.S3_ENDPOINT,
   S3_REGION: s3ConnectionEnv.S3_REGION,
   S3_FORCE_PATH_STYLE: Type.Boolean({

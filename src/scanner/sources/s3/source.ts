@@ -1,28 +1,23 @@
-import type { ListObjectVersionsCommandOutput, S3Client } from '@aws-sdk/client-s3'
-import {
-  ListBucketsCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  ListObjectVersionsCommand,
-} from '@aws-sdk/client-s3'
+import type { ListObjectVersionsCommandOutput, ObjectVersion, S3Client } from '@aws-sdk/client-s3'
+import { ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
-import { UsageAccumulator, VersionAccumulator } from '../../bucket-usage.js'
+import { UsageAccumulator } from '../../bucket-usage.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
-import {
-  type BucketUsage,
-  type MultipartUsage,
-  type ScanRound,
-  SourceError,
-  type UsageSource,
-} from '../types.js'
+import { type VersionEntry, VersionListingFold } from '../../version-listing.js'
+import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
 import { objectSize } from './errors.js'
-import { pages } from './pages.js'
+import { measureMultipart } from './multipart.js'
+import { type Marker, marker, pages, sameMarker } from './pages.js'
 
 export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
   readonly scanVersions: boolean
+  /** Incomplete multipart uploads sized (ListParts) per bucket and scan. */
+  readonly multipartPartsMaxUploads?: number
+  /** An upload initiated at least this many days before the scan started is stale. */
+  readonly multipartStaleDays?: number
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -32,7 +27,8 @@ const PAGE_SIZE = 1000
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
- * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads. A store
+ * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and ListParts
+ * (multipart.ts). A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
  * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
  * families are omitted, one info line says so, the rest is still measured. The client and its
@@ -42,19 +38,11 @@ export function createS3Source(options: S3SourceOptions): UsageSource {
   return new S3UsageSource(options)
 }
 
-type Optional = 'ListObjectVersions' | 'ListMultipartUploads'
+type Optional = 'ListObjectVersions' | 'ListMultipartUploads' | 'ListParts'
 
-interface Marker {
-  readonly key: string
-  readonly id: string | undefined
-}
-
-const sameMarker = (a: Marker, b: Marker) => a.key === b.key && a.id === b.id
-
-/** The page's next key and version (or upload) marker; undefined when it gives no key. */
-function marker(key: string | undefined, id: string | undefined): Marker | undefined {
-  return key === undefined ? undefined : { key, id }
-}
+/** Defaults of MULTIPART_PARTS_MAX_UPLOADS and MULTIPART_STALE_DAYS. */
+const MULTIPART_PARTS_MAX_UPLOADS = 100
+const MULTIPART_STALE_DAYS = 7
 
 class S3UsageSource implements UsageSource {
   readonly name = 's3'
@@ -72,11 +60,12 @@ class S3UsageSource implements UsageSource {
     this.#client = createCheckedClient(options)
   }
 
-  async beginScan({ signal, fixedBuckets }: { signal: AbortSignal; fixedBuckets?: readonly string[] }) {
-    const buckets = fixedBuckets ?? (await this.#listBuckets(signal))
+  async beginScan(options: { signal: AbortSignal; fixedBuckets?: readonly string[]; startedMs?: number }) {
+    const startedMs = options.startedMs ?? Date.now()
+    const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
     const round: ScanRound = {
       buckets,
-      measure: (bucket, bucketSignal) => this.#measure(bucket, bucketSignal),
+      measure: (bucket, bucketSignal) => this.#measure(bucket, bucketSignal, startedMs),
     }
     return round
   }
@@ -105,16 +94,27 @@ class S3UsageSource implements UsageSource {
     return names
   }
 
-  async #measure(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
+  async #measure(bucket: string, signal: AbortSignal, startedMs: number): Promise<BucketUsage> {
     let usage: BucketUsage | undefined
     if (this.#options.scanVersions) {
       usage = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
-        this.#foldVersions(bucket, signal),
+        this.#foldVersions(bucket, signal, startedMs),
       )
     }
-    usage ??= await this.#foldCurrent(bucket, signal)
+    usage ??= await this.#foldCurrent(bucket, signal, startedMs)
     const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
-      this.#countMultipart(bucket, signal),
+      measureMultipart({
+        client: this.#client,
+        bucket,
+        signal,
+        send: (action, callSignal, call) => this.#send(action, callSignal, call),
+        startedMs,
+        maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
+        staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+        listParts: !this.#unsupported.has('ListParts'),
+        onListPartsUnsupported: () =>
+          this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
+      }),
     )
     return multipart ? { ...usage, multipart } : usage
   }
@@ -131,19 +131,20 @@ class S3UsageSource implements UsageSource {
       return await call()
     } catch (error) {
       if (!(error instanceof SourceError && error.kind === 'unsupported')) throw error
-      if (!this.#unsupported.has(operation)) {
-        this.#unsupported.add(operation)
-        this.#options.logger.info(
-          { operation, bucket },
-          `store does not implement ${operation}: ${consequence}`,
-        )
-      }
+      this.#noteUnsupported(operation, bucket, consequence)
       return undefined
     }
   }
 
-  async #foldCurrent(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
-    const fold = new UsageAccumulator({ storageClasses: true })
+  /** Remembers that the store does not implement `operation`; says so once. */
+  #noteUnsupported(operation: Optional, bucket: string, consequence: string): void {
+    if (this.#unsupported.has(operation)) return
+    this.#unsupported.add(operation)
+    this.#options.logger.info({ operation, bucket }, `store does not implement ${operation}: ${consequence}`)
+  }
+
+  async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
+    const fold = new UsageAccumulator({ storageClasses: true, nowMs })
     const action = `ListObjectsV2 ${bucket}`
     const listing = pages({
       action,
@@ -167,15 +168,13 @@ class S3UsageSource implements UsageSource {
   }
 
   /**
-   * Versions come sorted by key, so one key's history is contiguous, but it may straddle pages: the
-   * page's last key (NextKeyMarker) is carried into the next page before it is counted. Memory is
-   * one page's keys at most.
+   * Versions come sorted by key, so one key's history is contiguous, but it may straddle pages:
+   * the fold (version-listing.ts) carries the page's last key (NextKeyMarker) into the next page.
+   * Memory is one page's entries at most.
    */
-  async #foldVersions(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
-    const fold = new UsageAccumulator({ storageClasses: true })
-    const versions = new VersionAccumulator()
+  async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
+    const fold = new VersionListingFold({ storageClasses: true, nowMs })
     const action = `ListObjectVersions ${bucket}`
-    let carried: KeyHistory | undefined
     const listing = pages<ListObjectVersionsCommandOutput, Marker>({
       action,
       request: (position) =>
@@ -195,61 +194,13 @@ class S3UsageSource implements UsageSource {
       same: sameMarker,
     })
     for await (const page of listing) {
-      const histories = new Map<string, KeyHistory>()
-      if (carried) histories.set(carried.key, carried)
-      for (const version of page.Versions ?? []) {
-        const isLatest = version.IsLatest === true
-        const size = objectSize(version.Size, action)
-        versions.addVersion({ isLatest, size })
-        if (isLatest) fold.add(size, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass)
-        noteEntry(histories, version.Key ?? '', version.VersionId)
-      }
-      for (const deleteMarker of page.DeleteMarkers ?? []) {
-        versions.addDeleteMarker()
-        noteEntry(histories, deleteMarker.Key ?? '', deleteMarker.VersionId)
-      }
-      carried = undefined
-      if (page.IsTruncated && page.NextKeyMarker !== undefined) {
-        carried = histories.get(page.NextKeyMarker)
-        histories.delete(page.NextKeyMarker)
-      }
-      for (const history of histories.values()) versions.addKey(history.entries, history.onlyNullVersion)
+      fold.addPage(
+        (page.Versions ?? []).map((version) => versionEntry(version, objectSize(version.Size, action))),
+        (page.DeleteMarkers ?? []).map((deleteMarker) => versionEntry(deleteMarker, undefined)),
+        page.IsTruncated ? page.NextKeyMarker : undefined,
+      )
     }
-    return { ...fold.finish(), versions: versions.finish() }
-  }
-
-  async #countMultipart(bucket: string, signal: AbortSignal): Promise<MultipartUsage> {
-    let incomplete = 0
-    let oldestMs = Number.POSITIVE_INFINITY
-    const action = `ListMultipartUploads ${bucket}`
-    const listing = pages({
-      action,
-      request: (position: Marker | undefined) =>
-        this.#send(action, signal, (abortSignal) =>
-          this.#client.send(
-            new ListMultipartUploadsCommand({
-              Bucket: bucket,
-              MaxUploads: PAGE_SIZE,
-              KeyMarker: position?.key,
-              UploadIdMarker: position?.id,
-            }),
-            { abortSignal },
-          ),
-        ),
-      truncated: (page) => page.IsTruncated,
-      next: (page) => marker(page.NextKeyMarker, page.NextUploadIdMarker),
-      same: sameMarker,
-    })
-    for await (const page of listing) {
-      for (const upload of page.Uploads ?? []) {
-        incomplete++
-        const initiated = upload.Initiated?.getTime()
-        if (initiated !== undefined && initiated < oldestMs) oldestMs = initiated
-      }
-    }
-    return Number.isFinite(oldestMs)
-      ? { incomplete, oldestInitiatedSeconds: oldestMs / 1000 }
-      : { incomplete }
+    return fold.finish()
   }
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
@@ -257,18 +208,17 @@ class S3UsageSource implements UsageSource {
   }
 }
 
-interface KeyHistory {
-  readonly key: string
-  entries: number
-  onlyNullVersion: boolean
-}
-
-function noteEntry(histories: Map<string, KeyHistory>, key: string, versionId: string | undefined): void {
-  const history = histories.get(key)
-  if (history) {
-    history.entries++
-    history.onlyNullVersion = false
-  } else {
-    histories.set(key, { key, entries: 1, onlyNullVersion: versionId === undefined || versionId === 'null' })
+/** A listed version (with its size) or delete marker (without) as the fold takes it. */
+function versionEntry(
+  entry: Pick<ObjectVersion, 'Key' | 'VersionId' | 'IsLatest' | 'LastModified' | 'StorageClass'>,
+  size: number | undefined,
+): VersionEntry {
+  return {
+    key: entry.Key ?? '',
+    versionId: entry.VersionId,
+    isLatest: entry.IsLatest === true,
+    modifiedMs: entry.LastModified?.getTime() ?? Number.NaN,
+    size,
+    storageClass: entry.StorageClass,
   }
 }
