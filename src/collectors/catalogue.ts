@@ -3,7 +3,7 @@ import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
 import { scanHealthFamilies } from './scan-health.js'
-import { usageFamilies } from './usage-series.js'
+import { prefixFamilies, usageFamilies } from './usage-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
@@ -13,8 +13,8 @@ import { usageFamilies } from './usage-series.js'
  * here, at import.
  */
 export const catalogue = unionOf(
-  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
-  ['drives', 'usage', 'scan health', 'exporter', 'logger'],
+  [drivesFamilies, usageFamilies, prefixFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
+  ['drives', 'usage', 'usage prefixes', 'scan health', 'exporter', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

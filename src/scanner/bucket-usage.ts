@@ -6,6 +6,13 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import {
+  mergePrefixes,
+  PrefixFiguresSchema,
+  PrefixSketch,
+  sketchCapacity,
+  topPrefixes,
+} from './prefix-sketch.js'
+import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
   minioSizeSlot,
@@ -72,6 +79,8 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
+  /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
+  prefixes: Type.Optional(PrefixFiguresSchema),
 })
 
 /** Read-only all the way down: figures are frozen once measured. */
@@ -110,14 +119,22 @@ export class UsageAccumulator {
   #newestMs = Number.NEGATIVE_INFINITY
   #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
+  readonly #prefixes: PrefixSketch | undefined
 
-  /** `storageClasses`: whether the source knows storage classes (a filesystem does not). */
-  constructor(options: { storageClasses: boolean }) {
+  /**
+   * `storageClasses`: whether the source knows storage classes (a filesystem does not);
+   * `prefixTopK`: PREFIX_TOP_K when prefixes are measured (each add() then names its prefix).
+   */
+  constructor(options: { storageClasses: boolean; prefixTopK?: number | undefined }) {
     this.#storageClassBytes = options.storageClasses ? new Map() : undefined
+    this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
   }
 
-  /** One current object: its size, last-modified time (ms since the epoch), storage class. */
-  add(size: number, modifiedMs: number, storageClass?: string): void {
+  /**
+   * One current object: its size, last-modified time (ms since the epoch), storage class, and the
+   * label of its prefix (prefix-sketch.ts: keyPrefix) when prefixes are measured.
+   */
+  add(size: number, modifiedMs: number, storageClass?: string, prefix?: string): void {
     checkedSize(size)
     this.#bytes += size
     this.#objects++
@@ -131,6 +148,7 @@ export class UsageAccumulator {
       const key = storageClass || 'STANDARD'
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
     }
+    if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
   }
 
   finish(): BucketUsage {
@@ -148,6 +166,8 @@ export class UsageAccumulator {
           }
         : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
+      // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
+      ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
     }
   }
 }
@@ -197,6 +217,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes)
   const sizeHistogram = addArrays(a.sizeHistogram, b.sizeHistogram)
   const sizeRanges = addArrays(a.sizeRanges, b.sizeRanges)
+  const prefixes =
+    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   return {
     bytes: a.bytes + b.bytes,
     objects: a.objects + b.objects,
@@ -206,6 +228,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
     ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
     ...(storageClassBytes ? { storageClassBytes } : {}),
+    ...(prefixes ? { prefixes } : {}),
   }
 }
 
@@ -230,4 +253,12 @@ function maxDefined(a: number | undefined, b: number | undefined): number | unde
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+}
+
+/**
+ * The figures as served: prefixes cut to the `topK` largest (the rest become the `_other` row). A
+ * source calls it once its folds are merged: cut figures no longer merge exactly.
+ */
+export function withTopPrefixes(usage: BucketUsage, topK: number): BucketUsage {
+  return usage.prefixes ? { ...usage, prefixes: topPrefixes(usage.prefixes, topK) } : usage
 }

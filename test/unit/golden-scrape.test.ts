@@ -116,6 +116,7 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
     sourceName: 'fs',
     sourceId: `fs:${dataDir}`,
     seed: 12,
+    prefixes: true,
   })
   // Completed now: the scanner schedules its first scan a SCAN_INTERVAL after it, not at once.
   await saveState(stateFile, freezeSnapshot({ ...snapshot, completedAtMs: Date.now() }))

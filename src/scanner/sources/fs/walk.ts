@@ -1,6 +1,8 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
 import { UsageAccumulator } from '../../bucket-usage.js'
+import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../prefix-sketch.js'
 import type { BucketUsage } from '../types.js'
+import { bucketLabel } from './names.js'
 
 /**
  * One unit of work of the fs walk: some folders of one bucket. Paths are byte strings (latin1: one
@@ -16,6 +18,10 @@ export interface WalkTask {
   readonly expand: boolean
   /** `dirs` is the bucket's own folder: its absence means a missing bucket, not a race with a delete. */
   readonly isBucketRoot: boolean
+  /** The bucket's folder (a byte string), which keys are relative to, when prefixes are measured. */
+  readonly root?: string
+  /** PREFIX_*, when on: each file's key is its path below `root`, joined by `/`. */
+  readonly prefixes?: PrefixSettings | undefined
 }
 
 export interface WalkResult {
@@ -41,7 +47,9 @@ export const pathBytes = (path: string): Buffer => Buffer.from(path, 'latin1')
  * readable.
  */
 export function walkDirectory(task: WalkTask): WalkResult {
-  const fold = new UsageAccumulator({ storageClasses: false })
+  const fold = new UsageAccumulator({ storageClasses: false, prefixTopK: task.prefixes?.topK })
+  const prefixOf =
+    task.prefixes && task.root !== undefined ? prefixLabeller(task.root, task.prefixes) : undefined
   const subdirs: string[] = []
   const stack = [...task.dirs]
   let unreadable = 0
@@ -62,7 +70,7 @@ export function walkDirectory(task: WalkTask): WalkResult {
             unreadable++
             continue
           }
-          if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs)
+          if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs, undefined, prefixOf?.(path))
         }
       }
     } catch (error) {
@@ -71,6 +79,28 @@ export function walkDirectory(task: WalkTask): WalkResult {
     }
   }
   return { usage: fold.finish(), subdirs, unreadable }
+}
+
+/**
+ * The prefix label of a file's path (byte strings, see WalkTask): its key is the path below the
+ * bucket's folder; a prefix that is not valid UTF-8 is escaped as bucket labels are. Files of one
+ * folder share a prefix, so the last label is reused.
+ */
+function prefixLabeller(root: string, settings: PrefixSettings): (path: string) => string {
+  const delimiter = Buffer.from(settings.delimiter, 'utf8').toString('latin1')
+  let lastPrefix: string | undefined
+  let lastLabel = ROOT_PREFIX
+  return (path) => {
+    const key = path.slice(root.length + 1)
+    const end = prefixEnd(key, delimiter, settings.depth)
+    if (end < 0) return ROOT_PREFIX
+    const prefix = key.slice(0, end)
+    if (prefix !== lastPrefix) {
+      lastPrefix = prefix
+      lastLabel = boundedPrefix(bucketLabel(Buffer.from(prefix, 'latin1')))
+    }
+    return lastLabel
+  }
 }
 
 /** A file deleted since its folder was read is skipped, not an error. */

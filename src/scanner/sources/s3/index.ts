@@ -1,3 +1,4 @@
+import { type PrefixVariables, prefixSettings } from '../../../config/env/prefixes.js'
 import { defineSource } from '../definition.js'
 import {
   S3_CREDENTIAL_URL_VARIABLES,
@@ -15,7 +16,7 @@ export const s3Source = defineSource({
   requirements: s3ConnectionRequirements,
   secretVariables: S3_SECRET_VARIABLES,
   credentialUrlVariables: S3_CREDENTIAL_URL_VARIABLES,
-  create: async (settings: S3Settings, logger) =>
+  create: async (settings: S3Settings & PrefixVariables, logger) =>
     (await import('./source.js')).createS3Source({
       endpoint: settings.S3_ENDPOINT,
       region: settings.S3_REGION,
@@ -23,6 +24,7 @@ export const s3Source = defineSource({
       accessKeyId: settings.S3_ACCESS_KEY_ID,
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
+      prefixes: prefixSettings(settings),
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       logger,
     }),

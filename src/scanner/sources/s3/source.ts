@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
-import { UsageAccumulator, VersionAccumulator } from '../../bucket-usage.js'
+import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../bucket-usage.js'
+import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import {
   type BucketUsage,
@@ -23,6 +24,8 @@ import { pages } from './pages.js'
 export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
   readonly scanVersions: boolean
+  /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
+  readonly prefixes?: PrefixSettings | undefined
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -113,6 +116,7 @@ class S3UsageSource implements UsageSource {
       )
     }
     usage ??= await this.#foldCurrent(bucket, signal)
+    if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
     const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
       this.#countMultipart(bucket, signal),
     )
@@ -143,7 +147,8 @@ class S3UsageSource implements UsageSource {
   }
 
   async #foldCurrent(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
-    const fold = new UsageAccumulator({ storageClasses: true })
+    const fold = this.#accumulator()
+    const prefixes = this.#options.prefixes
     const action = `ListObjectsV2 ${bucket}`
     const listing = pages({
       action,
@@ -160,7 +165,8 @@ class S3UsageSource implements UsageSource {
     for await (const page of listing) {
       for (const object of page.Contents ?? []) {
         const size = objectSize(object.Size, action)
-        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
+        const prefix = prefixes && keyPrefix(object.Key ?? '', prefixes)
+        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass, prefix)
       }
     }
     return fold.finish()
@@ -172,7 +178,8 @@ class S3UsageSource implements UsageSource {
    * one page's keys at most.
    */
   async #foldVersions(bucket: string, signal: AbortSignal): Promise<BucketUsage> {
-    const fold = new UsageAccumulator({ storageClasses: true })
+    const fold = this.#accumulator()
+    const prefixes = this.#options.prefixes
     const versions = new VersionAccumulator()
     const action = `ListObjectVersions ${bucket}`
     let carried: KeyHistory | undefined
@@ -201,7 +208,10 @@ class S3UsageSource implements UsageSource {
         const isLatest = version.IsLatest === true
         const size = objectSize(version.Size, action)
         versions.addVersion({ isLatest, size })
-        if (isLatest) fold.add(size, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass)
+        if (isLatest) {
+          const prefix = prefixes && keyPrefix(version.Key ?? '', prefixes)
+          fold.add(size, version.LastModified?.getTime() ?? Number.NaN, version.StorageClass, prefix)
+        }
         noteEntry(histories, version.Key ?? '', version.VersionId)
       }
       for (const deleteMarker of page.DeleteMarkers ?? []) {
@@ -250,6 +260,10 @@ class S3UsageSource implements UsageSource {
     return Number.isFinite(oldestMs)
       ? { incomplete, oldestInitiatedSeconds: oldestMs / 1000 }
       : { incomplete }
+  }
+
+  #accumulator(): UsageAccumulator {
+    return new UsageAccumulator({ storageClasses: true, prefixTopK: this.#options.prefixes?.topK })
   }
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
