@@ -150,10 +150,14 @@ export class UsageScanner {
       failures: this.#bucketFailures,
     })
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result.sourceUp, result.records)
+    return this.#finish(result.sourceUp, result.records, result.outsideBucketsBytes)
   }
 
-  async #finish(sourceUp: boolean, buckets: BucketRecord[]): Promise<UsageSnapshot> {
+  async #finish(
+    sourceUp: boolean,
+    buckets: BucketRecord[],
+    outsideBucketsBytes?: number,
+  ): Promise<UsageSnapshot> {
     const { source } = this.#options
     const snapshot = freezeSnapshot({
       sourceName: source.name,
@@ -161,6 +165,7 @@ export class UsageScanner {
       sourceUp,
       completedAtMs: Date.now(),
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
     })
     this.#publish(snapshot)
     await this.#saveState(snapshot)

@@ -45,6 +45,7 @@ const StateFileSchema = Type.Object({
     sourceUp: Type.Boolean(),
     completedAtMs: Type.Number(),
     buckets: Type.Array(Type.Unknown()),
+    outsideBucketsBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   }),
 })
 

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events'
-import { readdir } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { mergeUsage, withTopPrefixes } from '../../bucket-usage.js'
@@ -8,7 +8,7 @@ import type { PrefixSettings } from '../../prefix-sketch.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
 import { bucketFolder, bucketLabel } from './names.js'
-import type { WalkResult, WalkTask } from './walk.js'
+import { pathBytes, type WalkResult, type WalkTask } from './walk.js'
 import { stuckWalkFor, WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
@@ -79,6 +79,7 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
           const usage = await measureBucket(pool, dataDir, bucket, signal, options.prefixes)
           return options.prefixes ? withTopPrefixes(usage, options.prefixes.topK) : usage
         },
+        outsideBuckets: (signal) => measureOutsideBuckets(pool, dataDir, signal),
         close: () => pool.close(),
       }
     },
@@ -102,6 +103,30 @@ async function listBucketFolders(dataDir: string): Promise<string[]> {
 }
 
 const DOT = 0x2e
+
+/**
+ * Bytes of the regular files under DATA_DIR that are in no bucket's folder: hidden folders
+ * (`.minio.sys`, `.trash`), lost+found, files at the top. Walked like a bucket, on the pool.
+ */
+async function measureOutsideBuckets(pool: WalkPool, dataDir: string, signal: AbortSignal): Promise<number> {
+  const root = Buffer.from(dataDir, 'utf8').toString('latin1')
+  let bytes = 0
+  const dirs: string[] = []
+  try {
+    for (const entry of await readdir(dataDir, { withFileTypes: true, encoding: 'buffer' })) {
+      if (entry.isDirectory() && entry.name[0] !== DOT && !NOT_BUCKETS.has(bucketLabel(entry.name))) continue
+      const path = `${root}/${Buffer.from(entry.name).toString('latin1')}`
+      if (entry.isDirectory()) dirs.push(path)
+      else if (entry.isFile()) bytes += (await lstat(pathBytes(path)).catch(() => undefined))?.size ?? 0
+    }
+    if (dirs.length > 0)
+      bytes += (await pool.run({ dirs, expand: false, isBucketRoot: false }, signal, root)).usage.bytes
+  } catch (error) {
+    if (signal.aborted) throw signal.reason
+    throw toSourceError(error, `cannot measure ${dataDir} outside its buckets`)
+  }
+  return bytes
+}
 
 export { bucketFolder, bucketLabel }
 
