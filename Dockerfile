@@ -3,8 +3,10 @@
 # objstore-exporter image: built with tsc, run with production dependencies only, as a non-root
 # user, under tini (so SIGTERM reaches node and zombies are reaped).
 #
-#   docker build -t objstore-exporter .
-#   docker run -p 9786:9786 -v /mnt/disk1:/mnt/disk1:ro -e DRIVES=/mnt/disk1 objstore-exporter
+#   docker build -t objstore-exporter:0.1.0 .
+#   docker run -p 9786:9786 -v /mnt/disk1:/mnt/disk1:ro -e DRIVES=/mnt/disk1 objstore-exporter:0.1.0
+#
+# The tag is package.json's version; docker-compose.yml and config/kubernetes use the same one.
 #
 # The root filesystem may be read-only: the process writes only below DATA_DIR (/data, and
 # STATE_FILE if set there).
@@ -33,7 +35,7 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # package.json is read at start for the version shown in exporter_build_info.
-COPY package.json ./
+COPY package.json LICENSE ./
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # /state: a mount point for STATE_FILE; owned by the runtime user so a fresh volume is writable.
@@ -45,7 +47,9 @@ ENV NODE_ENV=production \
 # The image's `node` user, by number so Kubernetes can check runAsNonRoot without reading /etc/passwd.
 USER 1000:1000
 EXPOSE 9786
-# GET /healthz on the own port (HTTPS when TLS_CERT_FILE is set); see src/healthcheck.ts.
+# GET /healthz on the own port (HTTPS when TLS_CERT_FILE is set); see src/healthcheck.ts. Under
+# mutual TLS (TLS_CLIENT_CA_FILE) it has no client certificate and fails: run with
+# --no-healthcheck there (docs/deploy.md, "Mutual TLS and health checks").
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["node", "dist/healthcheck.js"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]

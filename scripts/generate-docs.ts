@@ -1,8 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises'
-import { updateReadme } from './docs.js'
+import { GENERATED_PAGES, updatePage } from './docs.js'
 
-const path = new URL('../README.md', import.meta.url)
-const before = await readFile(path, 'utf8')
-const after = updateReadme(before)
-await writeFile(path, after)
-process.stdout.write(before === after ? 'README.md already up to date\n' : 'README.md updated\n')
+for (const page of Object.keys(GENERATED_PAGES) as (keyof typeof GENERATED_PAGES)[]) {
+  const path = new URL(`../${GENERATED_PAGES[page]}`, import.meta.url)
+  const before = await readFile(path, 'utf8')
+  const after = updatePage(page, before)
+  await writeFile(path, after)
+  process.stdout.write(`${GENERATED_PAGES[page]} ${before === after ? 'already up to date' : 'updated'}\n`)
+}

@@ -14,6 +14,7 @@ import { createUsageCollector } from './collectors/usage.js'
 import { UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
+import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import type { UsageSnapshot } from './scanner/snapshot.js'
@@ -83,7 +84,11 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
-  const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
+  const naming: ExpositionNaming = {
+    namespace: config.METRICS_NAMESPACE,
+    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
+  }
+  const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
   const drives = createDrivesCollector({
@@ -103,7 +108,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
   const assembler = new ScrapeAssembler({
-    namespace: config.METRICS_NAMESPACE,
+    ...naming,
     collection: runner,
     runtime,
   })

@@ -2,8 +2,9 @@ import { type Families, unionOf } from '../metrics/families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
+import { prefixFamilies } from './prefix-series.js'
 import { scanHealthFamilies } from './scan-health.js'
-import { prefixFamilies, usageFamilies } from './usage-series.js'
+import { usageFamilies } from './usage-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part

@@ -38,6 +38,24 @@ export const drivesFamilies = describe('drives', {
     ['drive'],
     'Whether the drive answered statfs in time (1) or not (0); the reason is logged.',
   ),
+  node_drive_errors_availability: family(
+    'untyped',
+    ['drive'],
+    "Probes that found the drive offline (statfs failed or did not return in time) since the exporter started; a counter under MinIO's name.",
+  ),
+  node_drive_errors_timeout: family(
+    'untyped',
+    ['drive'],
+    "Probes whose statfs did not return within DRIVE_TIMEOUT_MS since the exporter started; a counter under MinIO's name.",
+  ),
+  node_drive_io_waiting: family(
+    'gauge',
+    ['drive'],
+    'statfs calls outstanding on the drive (0 or 1: the drive is asked once at a time).',
+  ),
+  node_drive_online_total: family('untyped', [], 'Number of drives of this exporter online.'),
+  node_drive_offline_total: family('untyped', [], 'Number of drives of this exporter offline.'),
+  node_drive_total: family('untyped', [], 'Number of drives configured on this exporter (DRIVES).'),
   cluster_drive_online_total: family('untyped', [], 'Number of drives online.'),
   cluster_drive_offline_total: family('untyped', [], 'Number of drives offline.'),
   cluster_drive_total: family('untyped', [], 'Number of configured drives.'),
@@ -104,6 +122,10 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         const state = states[index] as DriveState
         logTransition(drive, state)
         out.set('node_drive_online', { drive }, state.online ? 1 : 0)
+        const errors = probe.errors(drive)
+        out.set('node_drive_errors_availability', { drive }, errors.availability)
+        out.set('node_drive_errors_timeout', { drive }, errors.timeout)
+        out.set('node_drive_io_waiting', { drive }, probe.waiting(drive))
         if (!state.online) return
         const { capacity } = state
         online++
@@ -122,6 +144,10 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
           }
         }
       })
+      // One exporter is one MinIO node: its drives are the cluster's.
+      out.set('node_drive_total', {}, options.drives.length)
+      out.set('node_drive_online_total', {}, online)
+      out.set('node_drive_offline_total', {}, options.drives.length - online)
       out.set('cluster_drive_total', {}, options.drives.length)
       out.set('cluster_drive_online_total', {}, online)
       out.set('cluster_drive_offline_total', {}, options.drives.length - online)

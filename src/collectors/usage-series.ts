@@ -6,7 +6,6 @@
 
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import { OTHER_PREFIX } from '../scanner/prefix-sketch.js'
 import {
   MINIO_SIZE_AGGREGATE,
   MINIO_SIZE_RANGES,
@@ -15,6 +14,7 @@ import {
 } from '../scanner/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -39,6 +39,16 @@ export const usageFamilies = describe('usage', {
     'untyped',
     [],
     'Delete markers, summed over buckets scanned with versions.',
+  ),
+  cluster_objects_size_distribution: family(
+    'gauge',
+    ['range'],
+    'Current objects per MinIO size range, summed over measured buckets whose source gives sizes (fs, s3); BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO.',
+  ),
+  cluster_objects_version_distribution: family(
+    'gauge',
+    ['range'],
+    'Keys per MinIO version-count range, summed over buckets scanned with versions (SCAN_VERSIONS).',
   ),
   bucket_usage_total_bytes: family(
     'gauge',
@@ -122,32 +132,6 @@ export const usageFamilies = describe('usage', {
   ),
 })
 
-// --- Where the bytes went: prefixes (issue 14; BucketUsage.prefixes, src/scanner/prefix-sketch.ts) ---
-
-/** Bytes and objects per key prefix, the top PREFIX_TOP_K of each bucket and the rest as `_other`. */
-export const prefixFamilies = describe('usage', {
-  bucket_prefix_usage_total_bytes: family(
-    'gauge',
-    ['bucket', 'prefix'],
-    'Bytes of current objects per key prefix at PREFIX_DEPTH (fs: folders), the PREFIX_TOP_K largest; prefix="_other": the rest, "_root": keys with no PREFIX_DELIMITER. Rows sum to bucket_usage_total_bytes; see bucket_prefix_error_bytes.',
-  ),
-  bucket_prefix_usage_object_total: family(
-    'untyped',
-    ['bucket', 'prefix'],
-    'Current objects per key prefix, for the rows of bucket_prefix_usage_total_bytes; when bucket_prefix_error_bytes > 0, the objects counted while the prefix was tracked (a lower bound).',
-  ),
-  bucket_prefix_truncated: family(
-    'gauge',
-    ['bucket'],
-    'Whether the bucket had more prefixes than PREFIX_TOP_K (1: the rest are the prefix="_other" row).',
-  ),
-  bucket_prefix_error_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Most bytes any prefix row may overstate (0: exact). Above 8 x PREFIX_TOP_K distinct prefixes the rows are Space-Saving estimates; this is at most the bucket bytes / (8 x PREFIX_TOP_K).',
-  ),
-})
-
 /** What the usage collector emits: the usage families and the scan health of the same snapshot. */
 export const usageCollectorFamilies = unionOf(
   [usageFamilies, prefixFamilies, scanHealthFamilies],
@@ -166,16 +150,31 @@ export function writeSnapshotSeries(out: Sink, snapshot: UsageSnapshot): void {
 export function writeSnapshotTotals(out: Sink, snapshot: UsageSnapshot): void {
   writeSourceUp(out, snapshot)
   const totals = { buckets: 0, bytes: 0, objects: 0, versions: 0, deleteMarkers: 0, versioned: false }
+  let sizeRanges: number[] | undefined
+  let versionRanges: number[] | undefined
   for (const { usage } of snapshot.buckets) {
     if (!usage) continue
     totals.buckets++
     totals.bytes += usage.bytes
     totals.objects += usage.objects
+    if (usage.sizeRanges) sizeRanges = addCounts(sizeRanges, usage.sizeRanges)
     if (usage.versions) {
       totals.versioned = true
       totals.versions += usage.versions.versions
       totals.deleteMarkers += usage.versions.deleteMarkers
+      versionRanges = addCounts(versionRanges, usage.versions.versionRanges)
     }
+  }
+  // MinIO's cluster-wide distributions: the sums of its per-bucket ones.
+  if (sizeRanges) {
+    forEachMinioSizeRange(sizeRanges, (range, count) => {
+      out.set('cluster_objects_size_distribution', { range }, count)
+    })
+  }
+  if (versionRanges) {
+    MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
+      out.set('cluster_objects_version_distribution', { range }, versionRanges[slot] ?? 0)
+    })
   }
   out.set('cluster_bucket_total', {}, totals.buckets)
   out.set('cluster_usage_total_bytes', {}, totals.bytes)
@@ -248,42 +247,34 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   if (usage.prefixes) writePrefixes(out, name, usage)
 }
 
-/** The prefix rows (cut to the top K by the source), `_other` when cut, and the flags. */
-function writePrefixes(out: Sink, name: string, usage: BucketUsage): void {
-  const figures = usage.prefixes
-  if (!figures) return
-  let bytes = 0
-  let objects = 0
-  for (const row of figures.rows) {
-    out.set('bucket_prefix_usage_total_bytes', { bucket: name, prefix: row.prefix }, row.bytes)
-    out.set('bucket_prefix_usage_object_total', { bucket: name, prefix: row.prefix }, row.objects)
-    bytes += row.bytes
-    objects += row.objects
-  }
-  if (figures.cut) {
-    // Never negative: tracked bytes sum to at most the bucket's (prefix-sketch.ts).
-    const other = { bucket: name, prefix: OTHER_PREFIX }
-    out.set('bucket_prefix_usage_total_bytes', other, Math.max(0, usage.bytes - bytes))
-    out.set('bucket_prefix_usage_object_total', other, Math.max(0, usage.objects - objects))
-  }
-  out.set('bucket_prefix_truncated', { bucket: name }, figures.cut ? 1 : 0)
-  out.set('bucket_prefix_error_bytes', { bucket: name }, figures.errorBytes)
+function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {
+  forEachMinioSizeRange(counts, (range, count) => {
+    out.set('bucket_objects_size_distribution', { bucket: name, range }, count)
+  })
 }
 
-/** MinIO's eleven `range` values, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
-function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {
+/** MinIO's eleven `range` values and counts, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
+function forEachMinioSizeRange(
+  counts: readonly number[],
+  each: (range: string, count: number) => void,
+): void {
   MINIO_SIZE_RANGES.forEach(({ name: range }, slot) => {
-    out.set('bucket_objects_size_distribution', { bucket: name, range }, counts[slot] ?? 0)
+    each(range, counts[slot] ?? 0)
     if (slot === MINIO_SIZE_AGGREGATE.after) {
       let aggregate = 0
       for (let member = MINIO_SIZE_AGGREGATE.from; member <= MINIO_SIZE_AGGREGATE.to; member++) {
         aggregate += counts[member] ?? 0
       }
-      out.set(
-        'bucket_objects_size_distribution',
-        { bucket: name, range: MINIO_SIZE_AGGREGATE.name },
-        aggregate,
-      )
+      each(MINIO_SIZE_AGGREGATE.name, aggregate)
     }
   })
+}
+
+/** `sum` plus `counts`, slot by slot (a new array when `sum` is undefined). */
+function addCounts(sum: number[] | undefined, counts: readonly number[]): number[] {
+  const added = sum ?? new Array<number>(counts.length).fill(0)
+  counts.forEach((count, slot) => {
+    added[slot] = (added[slot] ?? 0) + count
+  })
+  return added
 }

@@ -35,6 +35,8 @@ import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.j
 const JOB = 'objstore-exporter'
 const NAMESPACE = 'objstore'
 const ALERTS = join(REPO_ROOT, 'config/alerts.yml')
+// config/alerts.yml watches no bucket for backup freshness until the user opts one in.
+const BACKUP_THRESHOLDS = join(REPO_ROOT, 'test/fixtures/backup-thresholds.yml')
 const dashboard: unknown = JSON.parse(
   readFileSync(join(REPO_ROOT, 'grafana/dashboards/objstore-exporter.json'), 'utf8'),
 )
@@ -67,8 +69,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     // A third configured drive that does not exist: offline, so ObjstoreDriveOffline has a case.
     missingDrive = join(scratch, 'disk3')
 
-    // fs: `logs` with three files, `backups` whose newest file is 30 hours old (past the 26 h
-    // threshold config/alerts.yml sets for a bucket named `backups`).
+    // fs: `logs` with three files, years old but not opted in to backup freshness, and
+    // `db-backups`, whose newest file is 30 hours old: past the 26 h threshold that
+    // test/fixtures/backup-thresholds.yml opts it in with, as a user would.
     const dataDir = join(scratch, 'data')
     backupTime = Math.floor(Date.now() / 1000) - 30 * HOUR
     await writeFiles(
@@ -76,7 +79,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       { 'a.log': 100, 'b.log': 2000, 'sub/c.log': 70000 },
       1_700_000_000,
     )
-    await writeFiles(join(dataDir, 'backups'), { 'db.dump': 5000 }, backupTime)
+    await writeFiles(join(dataDir, 'db-backups'), { 'db.dump': 5000 }, backupTime)
 
     s3rver = await startS3rver()
     await fillBucket(s3rver.client, 'photos', [
@@ -135,7 +138,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
           })),
         },
       ],
-      ruleFiles: [ALERTS],
+      ruleFiles: [ALERTS, BACKUP_THRESHOLDS],
     })
     await eventually('two scrapes of every target stored by Prometheus', 30_000, async () => {
       const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 2`)
@@ -225,14 +228,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       )
     assert.deepEqual(await figures('bucket_usage_total_bytes'), {
       logs: 72100,
-      backups: 5000,
+      'db-backups': 5000,
       photos: 6000,
       versioned: 100,
       capped: 4096,
     })
     assert.deepEqual(await figures('bucket_usage_object_total'), {
       logs: 3,
-      backups: 1,
+      'db-backups': 1,
       photos: 3,
       versioned: 1,
       capped: 1,
@@ -240,7 +243,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     const { photos: photosNewest, ...newest } = await figures('bucket_newest_object_timestamp_seconds')
     assert.deepEqual(newest, {
       logs: 1_700_000_000,
-      backups: backupTime,
+      'db-backups': backupTime,
       versioned: Date.parse('2026-03-02T00:00:00Z') / 1000,
     })
     // s3rver stamps objects when they are written, during this test's set-up.
@@ -260,7 +263,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   })
 
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
-    const shipped = readRules(ALERTS)
+    const shipped = [...readRules(ALERTS), ...readRules(BACKUP_THRESHOLDS)]
     const rules = await eventually('every rule evaluated', 20_000, async () => {
       const data = await prometheus.api<{
         groups: Array<{
@@ -307,9 +310,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.equal(others.length, 0, 'only the bucket with a threshold is watched')
     assert.deepEqual(
       [stale?.labels.bucket, stale?.labels.source_kind, stale?.state],
-      ['backups', 'fs', 'firing'],
+      ['db-backups', 'fs', 'firing'],
     )
-    assert.match(stale?.annotations.summary ?? '', /^No new object in bucket backups for 1d 6h \d+m \d+s$/)
+    assert.match(stale?.annotations.summary ?? '', /^No new object in bucket db-backups for 1d 6h \d+m \d+s$/)
     // Space alerts depend on this machine's disk; the exporter's own health must be clean.
     const exporterGroup = new Set(
       readRules(ALERTS)

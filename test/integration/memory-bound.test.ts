@@ -16,7 +16,7 @@ import { waitFor } from '../support/wait-for.js'
  * without gzip scrapes once, then only gzip scrapes come (the old code kept the text of every
  * later snapshot for 5 minutes); then slow readers without gzip start on successive snapshots and
  * stop reading (the old code pinned a whole text per reader). The resident set, sampled all along,
- * must stay within the README's bound: one text, and per plain response in flight the compressed
+ * must stay within docs/performance.md's bound: one text, and per plain response in flight the compressed
  * snapshot it is sending and 2 MB of buffers; plus a generous margin for garbage not yet
  * collected (replaced snapshots, render workers). Bounds on size only, never on time.
  */
@@ -152,7 +152,7 @@ test('memory stays bounded: one plain scrape then gzip only, then slow plain rea
     })
   })
 
-  // README, Performance: one text held at most, and per plain response in flight the compressed
+  // docs/performance.md: one text held at most, and per plain response in flight the compressed
   // snapshot it sends and 2 MB of buffers. Live memory must stay within that; the resident
   // set's peak may add as much again (a text being inflated while one is held), no more.
   const allowed = textBytes + SLOW_READERS * (compressedBytes + 2 * 2 ** 20)

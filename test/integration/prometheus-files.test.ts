@@ -89,7 +89,15 @@ interface RuleTests {
   tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }>
 }
 
-test('every alert has a severity, summary, description and runbook, and is tested firing and silent', () => {
+/** GitHub's anchor for a Markdown heading: lower case, spaces to hyphens, other punctuation dropped. */
+const anchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-')
+
+test('every alert has a severity, summary, description and runbook_url, and is tested firing and silent', () => {
   const rules = (
     parse(readFileSync(join(REPO_ROOT, RULES), 'utf8')) as { groups: Array<{ rules: AlertRule[] }> }
   ).groups
@@ -99,12 +107,22 @@ test('every alert has a severity, summary, description and runbook, and is teste
     (unitTest) => unitTest.alert_rule_test ?? [],
   )
   assert.ok(rules.length >= 15)
+  const runbook = readFileSync(join(REPO_ROOT, 'docs/runbook.md'), 'utf8')
+  const anchors = new Set([...runbook.matchAll(/^#{2,3} (.+)$/gm)].map((match) => anchor(match[1] ?? '')))
   for (const rule of rules) {
     const name = rule.alert ?? ''
     assert.match(rule.labels?.severity ?? '', /^(critical|warning|info)$/, `${name}: severity`)
-    for (const annotation of ['summary', 'description', 'runbook']) {
+    for (const annotation of ['summary', 'description']) {
       assert.ok((rule.annotations?.[annotation] ?? '').length > 10, `${name}: annotation ${annotation}`)
     }
+    // The convention (kube-prometheus, Alertmanager templates) is runbook_url: its own section.
+    assert.equal(rule.annotations?.runbook, undefined, `${name}: runbook is spelt runbook_url`)
+    assert.equal(
+      rule.annotations?.runbook_url,
+      `docs/runbook.md#${name.toLowerCase()}`,
+      `${name}: runbook_url`,
+    )
+    assert.ok(anchors.has(name.toLowerCase()), `${name}: docs/runbook.md has no section ${name}`)
     const own = cases.filter((testCase) => testCase.alertname === name)
     assert.ok(
       own.some((testCase) => testCase.exp_alerts.length > 0),
@@ -117,12 +135,12 @@ test('every alert has a severity, summary, description and runbook, and is teste
   }
 })
 
-test("the README's Alerts section lists every alert of config/alerts.yml, and no other", () => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(
-    readme.indexOf('\n## Alerts\n'),
-    readme.indexOf('\n## ', readme.indexOf('\n## Alerts\n') + 1),
-  )
+test("docs/operations.md's Alerts section lists every alert of config/alerts.yml, and no other", () => {
+  const page = readFileSync(join(REPO_ROOT, 'docs/operations.md'), 'utf8')
+  const start = page.indexOf('\n## Alerts\n')
+  assert.ok(start >= 0, 'docs/operations.md has an Alerts section')
+  const end = page.indexOf('\n## ', start + 1)
+  const section = page.slice(start, end < 0 ? undefined : end)
   const listed = new Set([...section.matchAll(/`(Objstore[A-Za-z]+)`/g)].map((match) => match[1]))
   const rules = (
     parse(readFileSync(join(REPO_ROOT, RULES), 'utf8')) as { groups: Array<{ rules: AlertRule[] }> }

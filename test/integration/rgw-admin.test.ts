@@ -25,7 +25,7 @@ import {
 /**
  * The admin client against a real Ceph RGW holding the standard scenario. Expected figures come
  * from the scenario's model of what was written, and pin down how RGW's counters relate to what a
- * listing reports (the difference README "Ceph RGW" documents).
+ * listing reports (the difference docs/sources.md "rgw" documents).
  */
 describe('RGW admin API client against Ceph RGW', { timeout: 15 * 60_000 }, () => {
   let cluster: RgwCluster

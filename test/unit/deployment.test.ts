@@ -6,7 +6,8 @@ import { test } from 'node:test'
 import { parse, parseAllDocuments } from 'yaml'
 import { buildPrometheusRule } from '../../scripts/generate-prometheusrule.js'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
-import { envSchema } from '../../src/config/schema.js'
+import { envSchema, GUARDED_VARIABLES } from '../../src/config/schema.js'
+import { unknownVariables } from '../../src/config/unknown-variables.js'
 import { fullName } from '../../src/metrics/families.js'
 import { REPO_ROOT } from '../support/promtool.js'
 
@@ -147,15 +148,84 @@ test('the code imports at run time only production dependencies (npm ci --omit=d
 // ----------------------------------------------------------------------------------- docker-compose
 
 interface ComposeService {
-  environment?: Record<string, string>
+  environment?: Record<string, string | number>
+  env_file?: Array<string | { path: string; required?: boolean }>
   volumes?: string[]
   ports?: string[]
   build?: string
   read_only?: boolean
+  healthcheck?: { test?: string[]; disable?: boolean }
 }
 
+/** The container side of a short-syntax volume (`${HOST_DATA_PATH:-./data}:/data:ro` gives /data). */
+const mountTarget = (volume: string) => {
+  const parts = volume.split(':')
+  return (/^(ro|rw)$/.test(parts.at(-1) ?? '') ? parts.at(-2) : parts.at(-1)) ?? ''
+}
+
+const composeFile = () => parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> }
+
+/**
+ * What the exporter container's environment is, as Compose builds it: the optional `.env` read
+ * through env_file, then `environment:` on top (Compose gives `environment` precedence).
+ */
+function containerEnvironment(service: ComposeService, dotenv: Record<string, string>): Map<string, string> {
+  const env = new Map<string, string>()
+  for (const entry of service.env_file ?? []) {
+    const path = typeof entry === 'string' ? entry : entry.path
+    if (posix.normalize(path) === '.env')
+      for (const [name, value] of Object.entries(dotenv)) env.set(name, value)
+  }
+  for (const [name, value] of Object.entries(service.environment ?? {})) env.set(name, String(value))
+  return env
+}
+
+test('docker-compose: every variable of the configuration in .env reaches the exporter', () => {
+  const exporter = composeFile().services['objstore-exporter'] as ComposeService
+  const optionalDotenv = (exporter.env_file ?? []).find(
+    (entry) => typeof entry === 'object' && posix.normalize(entry.path) === '.env',
+  )
+  assert.deepEqual(optionalDotenv, { path: '.env', required: false }, 'env_file .env, optional')
+  const dotenv = Object.fromEntries([...VARIABLES].map((name) => [name, `from-dotenv-${name}`]))
+  const container = containerEnvironment(exporter, dotenv)
+  // Only the container's side of the ports and mounts is pinned; every other variable is the user's.
+  const pinned = [...VARIABLES].filter((name) => container.get(name) !== dotenv[name]).sort()
+  assert.deepEqual(pinned, ['DATA_DIR', 'HOST', 'PORT', 'STATE_FILE'])
+  const env = containerEnvironment(exporter, {})
+  assert.equal(env.get('HOST'), '0.0.0.0')
+  assert.deepEqual(exporter.ports, [`${env.get('PORT')}:${env.get('PORT')}`])
+  const mounts = (exporter.volumes ?? []).map(mountTarget)
+  assert.ok(mounts.includes(env.get('DATA_DIR') ?? ''), 'DATA_DIR is the data mount')
+  for (const value of env.values())
+    assert.doesNotMatch(value, /\$\{/, 'no interpolation: .env reaches it as is')
+  // Drives are the user's choice: no DRIVES and no host disk mounted beyond the data folder.
+  assert.equal(env.has('DRIVES'), false)
+  assert.deepEqual(mounts, ['/data', posix.dirname(env.get('STATE_FILE') ?? '')])
+})
+
+test('docker-compose: the names it interpolates from .env draw no unknown-variable warning', () => {
+  const names = [...read('docker-compose.yml').matchAll(/\$\{(\w+)/g)].map((match) => match[1] ?? '')
+  assert.ok(names.includes('HOST_DATA_PATH'), `compose interpolates ${names.join(', ')}`)
+  assert.deepEqual(
+    unknownVariables(new Set(names), [...VARIABLES], GUARDED_VARIABLES).map((unknown) => unknown.name),
+    [],
+  )
+})
+
+test("docker-compose: the health check is the image's, whose script is built from src", () => {
+  const exporter = composeFile().services['objstore-exporter'] as ComposeService
+  const command = exporter.healthcheck?.test ?? ['CMD', 'node', 'dist/healthcheck.js']
+  const script = command.find((part) => part.startsWith('dist/')) ?? ''
+  assert.match(script, /^dist\/.+\.js$/, `health check ${command.join(' ')} runs no built script`)
+  assert.ok(existsSync(join(REPO_ROOT, script.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), script)
+  const healthcheck = dockerfile()
+    .stages.at(-1)
+    ?.find((instruction) => instruction.keyword === 'HEALTHCHECK')
+  assert.ok(healthcheck?.args.includes(`"${script}"`), 'compose and the Dockerfile run the same check')
+})
+
 test('docker-compose: exporter variables exist, mounted files exist, Prometheus and Grafana find theirs', () => {
-  const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> }
+  const compose = composeFile()
   const exporter = compose.services['objstore-exporter']
   assert.ok(exporter, 'the exporter service is named as config/prometheus.yml targets it')
   for (const name of Object.keys(exporter.environment ?? {}))
@@ -169,9 +239,9 @@ test('docker-compose: exporter variables exist, mounted files exist, Prometheus 
     if (source.startsWith('./')) assert.ok(existsSync(join(REPO_ROOT, source)), `${source} does not exist`)
   }
   // The STATE_FILE folder is a writable volume (the root filesystem is read-only).
-  const stateDir = posix.dirname(exporter.environment?.STATE_FILE ?? '/missing/x')
+  const stateDir = posix.dirname(String(exporter.environment?.STATE_FILE ?? '/missing/x'))
   assert.ok(
-    (exporter.volumes ?? []).some((volume) => volume.split(':')[1] === stateDir && !volume.endsWith(':ro')),
+    (exporter.volumes ?? []).some((volume) => mountTarget(volume) === stateDir && !volume.endsWith(':ro')),
     `${stateDir} is not a writable volume`,
   )
 
@@ -387,4 +457,21 @@ test("each role's monitor drops exactly the other role's families", () => {
 test('the PrometheusRule is config/alerts.yml (npm run prometheusrule)', () => {
   const [rule] = manifests().filter((manifest) => manifest.kind === 'PrometheusRule')
   assert.deepEqual(rule, buildPrometheusRule(read('config/alerts.yml')))
+})
+
+// ----------------------------------------------------------------------------------------- LICENSE
+
+test("LICENSE is the full Apache License 2.0 that package.json's license names", () => {
+  const { license } = JSON.parse(read('package.json')) as { license: string }
+  assert.equal(license, 'Apache-2.0')
+  const text = read('LICENSE')
+  assert.match(
+    text,
+    /^\s*Apache License\n\s*Version 2\.0, January 2004\n\s*http:\/\/www\.apache\.org\/licenses\/\n/,
+  )
+  // The nine sections of the terms, their end, and the appendix on how to apply it.
+  for (let section = 1; section <= 9; section++) assert.match(text, new RegExp(`\\n\\s*${section}\\. [A-Z]`))
+  assert.match(text, /END OF TERMS AND CONDITIONS/)
+  assert.match(text, /APPENDIX: How to apply the Apache License to your work\./)
+  assert.ok(text.length > 11_000, `${text.length} characters: not the full text`)
 })
