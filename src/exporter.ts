@@ -18,6 +18,7 @@ import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import type { UsageSnapshot } from './scanner/snapshot.js'
+import { SOURCES } from './scanner/sources/list.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -82,7 +83,9 @@ function reconciliation(
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
-  await mkdir(config.DATA_DIR, { recursive: true })
+  // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
+  if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
+    await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const naming: ExpositionNaming = {
     namespace: config.METRICS_NAMESPACE,
@@ -121,6 +124,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
     usage: () => scanner.snapshot,
+    sourceFailure: () => scanner.sourceFailure,
+    nextScanAtMs: () => scanner.nextScanAtMs,
   }
   const app = await buildApp({
     config,
