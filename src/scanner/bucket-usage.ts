@@ -151,6 +151,14 @@ export class UsageAccumulator {
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
   }
 
+  /**
+   * Objects already added without a prefix, counted under `prefix` at once (the fs walk sums a
+   * folder's files, which share one prefix, and adds them once).
+   */
+  addPrefix(prefix: string, bytes: number, objects: number): void {
+    this.#prefixes?.add(prefix, bytes, objects)
+  }
+
   finish(): BucketUsage {
     const hasObjects = this.#objects > 0 && Number.isFinite(this.#newestMs)
     return {

@@ -50,12 +50,17 @@ export function walkDirectory(task: WalkTask): WalkResult {
   const fold = new UsageAccumulator({ storageClasses: false, prefixTopK: task.prefixes?.topK })
   const prefixOf =
     task.prefixes && task.root !== undefined ? prefixLabeller(task.root, task.prefixes) : undefined
+  // With `/` (the default) a file's prefix is its folder's: the folder's files are summed and
+  // added once, instead of a label and a sketch step per file.
+  const perFolder = prefixOf !== undefined && task.prefixes?.delimiter === '/'
   const subdirs: string[] = []
   const stack = [...task.dirs]
   let unreadable = 0
   while (stack.length > 0) {
     const dir = stack.pop() as string
     const mustRead = task.isBucketRoot && task.dirs.includes(dir)
+    let folderBytes = 0
+    let folderObjects = 0
     try {
       for (const entry of readEntries(dir, mustRead)) {
         const path = `${dir}/${entry.name}`
@@ -70,13 +75,20 @@ export function walkDirectory(task: WalkTask): WalkResult {
             unreadable++
             continue
           }
-          if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs, undefined, prefixOf?.(path))
+          if (!stats?.isFile()) continue
+          if (perFolder) {
+            fold.add(stats.size, stats.mtimeMs)
+            folderBytes += stats.size
+            folderObjects++
+          } else fold.add(stats.size, stats.mtimeMs, undefined, prefixOf?.(path))
         }
       }
     } catch (error) {
       if (mustRead) throw error
       unreadable++
     }
+    // Its files' prefix is the folder's (a name holds no `/`): the label of `dir/` as a key.
+    if (folderObjects > 0 && prefixOf) fold.addPrefix(prefixOf(`${dir}/`), folderBytes, folderObjects)
   }
   return { usage: fold.finish(), subdirs, unreadable }
 }
