@@ -13,6 +13,9 @@ import { median, report } from './support/report.js'
  * threads started afresh for each scan as in production. Built, because under tsx each walk
  * thread first starts its own TypeScript loader (~150 ms), a cost deployments do not pay.
  *
+ * Scans fold prefixes as deployed by default (PREFIX_DEPTH=1, PREFIX_TOP_K=10); the same scan
+ * without them is a second row, so their cost shows.
+ *
  * Tree: one large bucket (120,000 files in 600 folders two levels deep) and eight of 10,000, so
  * both the split of one bucket among threads and several buckets at once are exercised.
  */
@@ -55,9 +58,16 @@ const build = benchBuild()
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
 const { createFsSource } = await build.load<FsSourceModule>('scanner/sources/fs/source.js')
 
-async function timeScan(root: string, expected: { files: number; bytes: number }): Promise<number> {
+/** PREFIX_DEPTH and PREFIX_TOP_K's defaults: what a deployment folds unless told otherwise. */
+const DEFAULT_PREFIXES = { depth: 1, delimiter: '/', topK: 10 } as const
+
+async function timeScan(
+  root: string,
+  expected: { files: number; bytes: number },
+  prefixes: typeof DEFAULT_PREFIXES | undefined = DEFAULT_PREFIXES,
+): Promise<number> {
   const scanner = new UsageScanner({
-    source: createFsSource({ dataDir: root, threads: 4 }),
+    source: createFsSource({ dataDir: root, threads: 4, prefixes }),
     filter: () => true,
     intervalMs: 3_600_000,
     concurrency: 4,
@@ -86,14 +96,16 @@ try {
   await timeScan(root, expected)
   const du: number[] = []
   const scan: number[] = []
+  const bare: number[] = []
   for (let run = 0; run < RUNS; run++) {
     du.push(timeDu(root))
     scan.push(await timeScan(root, expected))
+    bare.push(await timeScan(root, expected, undefined))
   }
   const figure = median(scan)
   const baseline = median(du)
   process.stdout.write(
-    `du -sb: ${du.map((ms) => ms.toFixed(0)).join(', ')} ms; scan: ${scan.map((ms) => ms.toFixed(0)).join(', ')} ms (${availableParallelism()} cores)\n`,
+    `du -sb: ${du.map((ms) => ms.toFixed(0)).join(', ')} ms; scan: ${scan.map((ms) => ms.toFixed(0)).join(', ')} ms; without prefixes: ${bare.map((ms) => ms.toFixed(0)).join(', ')} ms (${availableParallelism()} cores)\n`,
   )
   report([
     {
@@ -103,6 +115,14 @@ try {
       ratio: figure / baseline,
       target: `<= ${TARGET}x du`,
       pass: figure / baseline <= TARGET,
+    },
+    {
+      name: `fs scan, ${expected.files.toLocaleString('en')} files, PREFIX_DEPTH=0 (no prefixes)`,
+      figure: `${median(bare).toFixed(0)} ms`,
+      baseline: `du -sb ${baseline.toFixed(0)} ms`,
+      ratio: median(bare) / baseline,
+      target: `<= ${TARGET}x du`,
+      pass: median(bare) / baseline <= TARGET,
     },
   ])
 } finally {

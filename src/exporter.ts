@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import type { Server as TlsServer } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
-import { createDrivesCollector } from './collectors/drives.js'
+import { createDrivesCollector, type DrivesCollectorOptions } from './collectors/drives.js'
 import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
 import { RuntimeMetrics } from './collectors/runtime.js'
@@ -16,6 +17,7 @@ import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
+import type { UsageSnapshot } from './scanner/snapshot.js'
 import { SOURCES } from './scanner/sources/list.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
@@ -53,6 +55,37 @@ export function expositionNaming(config: Config): ExpositionNaming {
 }
 
 /**
+ * node_drive_unaccounted_bytes: for the fs source, on the drive whose path is DATA_DIR, when every
+ * bucket folder is measured (no BUCKETS, BUCKETS_INCLUDE, BUCKETS_EXCLUDE or SHARD): a bucket left
+ * out would count as unaccounted. The figures come from the snapshot; the scrape does only statfs.
+ */
+function reconciliation(
+  config: Config,
+  snapshot: () => UsageSnapshot | undefined,
+): Pick<DrivesCollectorOptions, 'reconcile'> {
+  const selected =
+    config.BUCKETS.length > 0 ||
+    config.BUCKETS_INCLUDE.length > 0 ||
+    config.BUCKETS_EXCLUDE.length > 0 ||
+    config.SHARD !== undefined
+  const dataDir = resolve(config.DATA_DIR)
+  const drive = config.DRIVES.find((path) => resolve(path) === dataDir)
+  if (config.BUCKETS_SOURCE !== 'fs' || selected || drive === undefined) return {}
+  return {
+    reconcile: {
+      drive,
+      accountedBytes: () => {
+        const current = snapshot()
+        if (current?.outsideBucketsBytes === undefined) return undefined
+        let bytes = current.outsideBucketsBytes
+        for (const record of current.buckets) bytes += record.usage?.bytes ?? 0
+        return bytes
+      },
+    },
+  }
+}
+
+/**
  * The composition root: config -> sources -> snapshot -> collectors -> scrape assembler
  * (exposition) -> HTTP app. Throws a
  * ConfigError (one line) when a token or TLS file is unreadable, empty, malformed or mismatched.
@@ -78,6 +111,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     parity: config.EC_PARITY,
     logger: logger.child({ collector: 'drives' }),
     ...(options.statfs ? { statfs: options.statfs } : {}),
+    ...reconciliation(config, () => scanner.snapshot),
   })
   const collectors: Collector[] = [
     drives,

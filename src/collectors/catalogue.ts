@@ -2,6 +2,7 @@ import { type Families, unionOf } from '../metrics/families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
+import { prefixFamilies } from './prefix-series.js'
 import { scanHealthFamilies } from './scan-health.js'
 import { usageAgeFamilies } from './usage-age-series.js'
 import { usageFamilies } from './usage-series.js'
@@ -15,8 +16,16 @@ import { usageFamilies } from './usage-series.js'
  * here, at import.
  */
 export const catalogue = unionOf(
-  [drivesFamilies, usageFamilies, usageAgeFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
-  ['drives', 'usage', 'usage by age', 'scan health', 'exporter', 'logger'],
+  [
+    drivesFamilies,
+    usageFamilies,
+    usageAgeFamilies,
+    prefixFamilies,
+    scanHealthFamilies,
+    exporterFamilies,
+    loggerFamilies,
+  ],
+  ['drives', 'usage', 'usage by age', 'usage prefixes', 'scan health', 'exporter', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

@@ -28,6 +28,11 @@ export const drivesFamilies = describe('drives', {
   ),
   node_drive_used_inodes: family('gauge', ['drive'], 'Used inodes of the filesystem holding the drive path.'),
   node_drive_free_inodes: family('gauge', ['drive'], 'Free inodes of the filesystem holding the drive path.'),
+  node_drive_unaccounted_bytes: family(
+    'gauge',
+    ['drive'],
+    "Used bytes of the filesystem (node_drive_used_bytes) minus the bytes of DATA_DIR's buckets and of its files outside buckets (.minio.sys, lost+found), from the last usage snapshot: what no bucket accounts for (filesystem metadata, block rounding, files elsewhere on it). Not clamped: negative when files take less room than their size (sparse, compressed). BUCKETS_SOURCE=fs with every bucket measured, for the drive whose path is DATA_DIR.",
+  ),
   node_drive_online: family(
     'gauge',
     ['drive'],
@@ -76,6 +81,11 @@ export interface DrivesCollectorOptions {
   readonly logger: Logger
   /** Injected only to simulate a hung or failing filesystem. */
   readonly statfs?: StatfsFunction
+  /**
+   * The drive holding the source's data folder and the bytes its last snapshot accounts for
+   * (buckets and files outside them; undefined while unknown): node_drive_unaccounted_bytes.
+   */
+  readonly reconcile?: { readonly drive: string; readonly accountedBytes: () => number | undefined }
 }
 
 /** Capacity of each configured drive path (statfs), and of the cluster they form. */
@@ -127,6 +137,12 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         out.set('node_drive_total_inodes', { drive }, capacity.totalInodes)
         out.set('node_drive_used_inodes', { drive }, capacity.usedInodes)
         out.set('node_drive_free_inodes', { drive }, capacity.freeInodes)
+        if (options.reconcile?.drive === drive) {
+          const accounted = options.reconcile.accountedBytes()
+          if (accounted !== undefined) {
+            out.set('node_drive_unaccounted_bytes', { drive }, capacity.usedBytes - accounted)
+          }
+        }
       })
       // One exporter is one MinIO node: its drives are the cluster's.
       out.set('node_drive_total', {}, options.drives.length)

@@ -10,6 +10,7 @@ import {
   SOURCES_ENV,
 } from '../scanner/sources/list.js'
 import { drivesEnv } from './env/drives.js'
+import { prefixesEnv } from './env/prefixes.js'
 import { scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
@@ -26,6 +27,7 @@ export const envSchema = Type.Object({
   ...drivesEnv,
   ...loggingEnv,
   ...scannerEnv,
+  ...prefixesEnv,
   ...SOURCES_ENV,
 })
 

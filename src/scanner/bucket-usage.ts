@@ -8,6 +8,13 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import {
+  mergePrefixes,
+  PrefixFiguresSchema,
+  PrefixSketch,
+  sketchCapacity,
+  topPrefixes,
+} from './prefix-sketch.js'
+import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
   minioSizeSlot,
@@ -96,6 +103,8 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
+  /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
+  prefixes: Type.Optional(PrefixFiguresSchema),
 })
 
 /** Read-only all the way down: figures are frozen once measured. */
@@ -137,19 +146,25 @@ export class UsageAccumulator {
   readonly #nowMs: number
   readonly #ages = new AgeFold()
   readonly #storageClassAges: Map<string, number[]> | undefined
+  readonly #prefixes: PrefixSketch | undefined
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
-   * the scan's start, which ages are measured against.
+   * the scan's start, which ages are measured against; `prefixTopK`: PREFIX_TOP_K when prefixes
+   * are measured (each add() then names its prefix).
    */
-  constructor(options: { storageClasses: boolean; nowMs: number }) {
+  constructor(options: { storageClasses: boolean; nowMs: number; prefixTopK?: number | undefined }) {
     this.#storageClassBytes = options.storageClasses ? new Map() : undefined
     this.#storageClassAges = options.storageClasses ? new Map() : undefined
     this.#nowMs = options.nowMs
+    this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
   }
 
-  /** One current object: its size, last-modified time (ms since the epoch), storage class. */
-  add(size: number, modifiedMs: number, storageClass?: string): void {
+  /**
+   * One current object: its size, last-modified time (ms since the epoch), storage class, and the
+   * label of its prefix (prefix-sketch.ts: keyPrefix) when prefixes are measured.
+   */
+  add(size: number, modifiedMs: number, storageClass?: string, prefix?: string): void {
     checkedSize(size)
     this.#bytes += size
     this.#objects++
@@ -168,6 +183,15 @@ export class UsageAccumulator {
       ;(ages[age] as number) += size
       this.#storageClassAges.set(key, ages)
     }
+    if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
+  }
+
+  /**
+   * Objects already added without a prefix, counted under `prefix` at once (the fs walk sums a
+   * folder's files, which share one prefix, and adds them once).
+   */
+  addPrefix(prefix: string, bytes: number, objects: number): void {
+    this.#prefixes?.add(prefix, bytes, objects)
   }
 
   finish(): BucketUsage {
@@ -188,6 +212,8 @@ export class UsageAccumulator {
       ageObjects: [...this.#ages.counts],
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
+      // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
+      ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
     }
   }
 }
@@ -262,6 +288,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     b.storageClassAgeBytes,
     addCountArrays,
   )
+  const prefixes =
+    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   return {
     bytes: a.bytes + b.bytes,
     objects: a.objects + b.objects,
@@ -274,6 +302,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(ageObjects ? { ageObjects } : {}),
     ...(storageClassBytes ? { storageClassBytes } : {}),
     ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
+    ...(prefixes ? { prefixes } : {}),
   }
 }
 
@@ -304,4 +333,12 @@ function maxDefined(a: number | undefined, b: number | undefined): number | unde
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+}
+
+/**
+ * The figures as served: prefixes cut to the `topK` largest (the rest become the `_other` row). A
+ * source calls it once its folds are merged: cut figures no longer merge exactly.
+ */
+export function withTopPrefixes(usage: BucketUsage, topK: number): BucketUsage {
+  return usage.prefixes ? { ...usage, prefixes: topPrefixes(usage.prefixes, topK) } : usage
 }

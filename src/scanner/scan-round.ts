@@ -36,6 +36,8 @@ export interface ScanResult {
   readonly sourceFailure: string | undefined
   /** Unsorted; each bucket once. */
   readonly records: BucketRecord[]
+  /** ScanRound.outsideBuckets, when the source has it and it was measured. */
+  readonly outsideBucketsBytes?: number
 }
 
 type Outcome =
@@ -67,6 +69,19 @@ export class BucketFailures {
     if (this.#last.get(bucket) === error.message) return
     this.#last.set(bucket, error.message)
     this.#logger.warn({ bucket, kind: error.kind, error: error.message }, 'bucket scan failed')
+  }
+
+  #outside: string | undefined
+
+  /** The files outside bucket folders could not be measured: logged once per reason. */
+  outside(error: SourceError | undefined): void {
+    if (this.#outside === error?.message) return
+    this.#outside = error?.message
+    if (error)
+      this.#logger.warn(
+        { kind: error.kind, error: error.message },
+        'data folder outside buckets not measured',
+      )
   }
 
   gone(bucket: string): void {
@@ -101,6 +116,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   }
   let records: BucketRecord[]
   let outcomes: Outcome[]
+  let outsideBucketsBytes: number | undefined
   try {
     const names = [...new Set(round.buckets)].filter(filter).sort()
     outcomes = await mapConcurrent(names, concurrency, (name) => measure(round, name, options))
@@ -110,6 +126,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       const merged = mergeRecord(name, outcomes[index] as Outcome, previous.get(name), options)
       if (merged) records.push(merged)
     })
+    outsideBucketsBytes = await measureOutside(round, options)
   } finally {
     await round.close?.()
   }
@@ -122,6 +139,23 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       ? undefined
       : `no bucket could be measured: ${failure?.ok === false ? failure.error.message : ''}`,
     records,
+    ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
+  }
+}
+
+/** The bytes outside bucket folders, bounded like a bucket; undefined when the source has none or failed. */
+async function measureOutside(round: ScanRound, options: ScanRoundOptions): Promise<number | undefined> {
+  if (!round.outsideBuckets) return undefined
+  try {
+    const bytes = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
+      (round.outsideBuckets as (signal: AbortSignal) => Promise<number>)(signal),
+    )
+    options.failures.outside(undefined)
+    return bytes
+  } catch (error) {
+    if (options.signal.aborted) throw options.signal.reason
+    options.failures.outside(asSourceError(error))
+    return undefined
   }
 }
 

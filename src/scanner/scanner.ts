@@ -170,10 +170,15 @@ export class UsageScanner {
       startedMs: (this.#options.clock ?? Date.now)(),
     })
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result.sourceUp, result.records, startedAtMs)
+    return this.#finish(result.sourceUp, result.records, startedAtMs, result.outsideBucketsBytes)
   }
 
-  async #finish(sourceUp: boolean, buckets: BucketRecord[], startedAtMs: number): Promise<UsageSnapshot> {
+  async #finish(
+    sourceUp: boolean,
+    buckets: BucketRecord[],
+    startedAtMs: number,
+    outsideBucketsBytes?: number,
+  ): Promise<UsageSnapshot> {
     const { source } = this.#options
     const snapshot = freezeSnapshot({
       sourceName: source.name,
@@ -182,6 +187,7 @@ export class UsageScanner {
       completedAtMs: Date.now(),
       startedAtMs,
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
     })
     this.#publish(snapshot)
     await this.#saveState(snapshot)

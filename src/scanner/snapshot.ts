@@ -29,6 +29,11 @@ export interface UsageSnapshot {
   readonly startedAtMs?: number
   /** Sorted by name, each bucket once. */
   readonly buckets: readonly BucketRecord[]
+  /**
+   * Bytes under the data folder in no bucket's folder (ScanRound.outsideBuckets), from this scan;
+   * absent for sources without a data folder, or when it could not be measured.
+   */
+  readonly outsideBucketsBytes?: number
 }
 
 /**

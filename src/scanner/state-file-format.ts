@@ -38,6 +38,7 @@ export const StateFileSchema = Type.Object({
     completedAtMs: Type.Number(),
     startedAtMs: Type.Optional(Type.Number({ minimum: 0 })),
     buckets: Type.Array(Type.Unknown()),
+    outsideBucketsBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   }),
 })
 

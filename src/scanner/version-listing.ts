@@ -34,9 +34,17 @@ export class VersionListingFold {
   readonly #current: UsageAccumulator
   readonly #versions: VersionAccumulator
   #carried: KeyState | undefined
+  readonly #prefixOf: ((key: string) => string) | undefined
 
-  constructor(options: { storageClasses: boolean; nowMs: number }) {
+  /** `prefixOf` names a key's prefix when prefixes are measured (PREFIX_*: prefixTopK). */
+  constructor(options: {
+    storageClasses: boolean
+    nowMs: number
+    prefixTopK?: number | undefined
+    prefixOf?: ((key: string) => string) | undefined
+  }) {
     this.#current = new UsageAccumulator(options)
+    this.#prefixOf = options.prefixOf
     this.#versions = new VersionAccumulator({ nowMs: options.nowMs })
   }
 
@@ -88,7 +96,9 @@ export class VersionListingFold {
       // The first entry of a key is its latest; one listed otherwise has no known successor time.
       const replacedMs = state.previousMs ?? entry.modifiedMs
       this.#versions.addVersion({ isLatest: entry.isLatest, size: entry.size, replacedMs })
-      if (entry.isLatest) this.#current.add(entry.size, entry.modifiedMs, entry.storageClass)
+      if (entry.isLatest) {
+        this.#current.add(entry.size, entry.modifiedMs, entry.storageClass, this.#prefixOf?.(entry.key))
+      }
     }
     state.previousMs = entry.modifiedMs
   }

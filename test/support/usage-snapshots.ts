@@ -1,4 +1,5 @@
-import { UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
+import { ROOT_PREFIX } from '../../src/scanner/prefix-sketch.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
 import type { BucketUsage } from '../../src/scanner/sources/types.js'
@@ -28,7 +29,13 @@ export interface SnapshotOptions {
   readonly sourceId?: string
   readonly completedAtMs?: number
   readonly seed?: number
+  /** Fold bytes per prefix too (PREFIX_TOP_K=3), objects spread over GENERATED_PREFIXES and `_root`. */
+  readonly prefixes?: boolean
 }
+
+/** Prefixes of generated objects (an odd one the writer must escape); every fifth object is at the top. */
+export const GENERATED_PREFIXES = ['logs/', 'backups/', 'we "odd"\\ one/', 'media/'] as const
+const GENERATED_TOP_K = 3
 
 const STORAGE_CLASSES = ['STANDARD', 'STANDARD_IA', 'GLACIER'] as const
 const DAY_MS = 86_400_000
@@ -54,7 +61,7 @@ export function generateSnapshot(options: SnapshotOptions): GeneratedSnapshot {
     objects.set(name, bucketObjects)
     return {
       name,
-      usage: bucketUsage(bucketObjects, index, random),
+      usage: bucketUsage(bucketObjects, index, random, options.prefixes === true),
       scanSuccess: index % 97 !== 5,
       scanDurationSeconds: duration,
       lastSuccessSeconds: (ORIGIN_MS + index * 1000) / 1000,
@@ -86,11 +93,18 @@ function bucketUsage(
   bucketObjects: readonly GeneratedObject[],
   index: number,
   random: () => number,
+  prefixes: boolean,
 ): BucketUsage {
-  const fold = new UsageAccumulator({ storageClasses: true, nowMs: ORIGIN_MS })
+  const fold = new UsageAccumulator({
+    storageClasses: true,
+    nowMs: ORIGIN_MS,
+    prefixTopK: prefixes ? GENERATED_TOP_K : undefined,
+  })
   const versions = new VersionAccumulator({ nowMs: ORIGIN_MS })
-  for (const object of bucketObjects) {
-    fold.add(object.size, object.modifiedMs, object.storageClass)
+  for (const [position, object] of bucketObjects.entries()) {
+    // From the position, not the generator: the other figures stay what they were without prefixes.
+    const prefix = position % 5 === 4 ? ROOT_PREFIX : GENERATED_PREFIXES[(position + index) % 4]
+    fold.add(object.size, object.modifiedMs, object.storageClass, prefix)
     versions.addVersion({ isLatest: true, size: object.size })
     const older = random() < 0.3 ? Math.floor(random() * 20) : 0
     for (let version = 0; version < older; version++) {
@@ -113,7 +127,7 @@ function bucketUsage(
     versions.addKey(1, false, true)
   }
   const incomplete = Math.floor(random() * 3)
-  const usage = fold.finish()
+  const usage = withTopPrefixes(fold.finish(), GENERATED_TOP_K)
   const versionUsage = versions.finish()
   if (versionUsage.versionRanges.length !== MINIO_VERSION_RANGES.length) throw new Error('version ranges')
   return {

@@ -122,6 +122,7 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
     sourceName: 'fs',
     sourceId: `fs:${dataDir}`,
     seed: 12,
+    prefixes: true,
   })
   // Completed now: the scanner schedules its first scan a SCAN_INTERVAL after it, not at once.
   // Started 1.5 s before: the last scan's duration is a fixed figure, its times the clock's.

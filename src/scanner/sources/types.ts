@@ -33,6 +33,12 @@ export interface ScanRound {
   readonly buckets: readonly string[]
   /** Measures one bucket; rejects with a SourceError. `signal` aborts on the bucket's timeout. */
   measure(bucket: string, signal: AbortSignal): Promise<BucketUsage>
+  /**
+   * Bytes of files under the source's data folder but in no bucket's folder (fs: `.minio.sys` and
+   * other hidden folders, lost+found, top-level files), measured after the buckets; only sources
+   * that own a data folder have it. The drives collector reconciles statfs with it.
+   */
+  outsideBuckets?(signal: AbortSignal): Promise<number>
   /** Releases what the round holds (worker threads, fetched stats). */
   close?(): Promise<void>
 }

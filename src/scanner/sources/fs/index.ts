@@ -1,3 +1,4 @@
+import { type PrefixVariables, prefixSettings } from '../../../config/env/prefixes.js'
 import { defineSource, NO_REQUIREMENTS } from '../definition.js'
 
 /** `BUCKETS_SOURCE=fs`: one folder per bucket under DATA_DIR, walked by worker threads. */
@@ -11,9 +12,12 @@ export const fsSource = defineSource({
   local: true,
   emptyRefused: [],
   where: (settings: { readonly DATA_DIR: string }) => settings.DATA_DIR,
-  create: async (settings: { readonly DATA_DIR: string; readonly SCAN_CONCURRENCY: number }) =>
+  create: async (
+    settings: { readonly DATA_DIR: string; readonly SCAN_CONCURRENCY: number } & PrefixVariables,
+  ) =>
     (await import('./source.js')).createFsSource({
       dataDir: settings.DATA_DIR,
       threads: settings.SCAN_CONCURRENCY,
+      prefixes: prefixSettings(settings),
     }),
 })

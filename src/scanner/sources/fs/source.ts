@@ -1,13 +1,14 @@
-import { isUtf8 } from 'node:buffer'
 import { setMaxListeners } from 'node:events'
-import { readdir } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { mergeUsage } from '../../bucket-usage.js'
+import { mergeUsage, withTopPrefixes } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
+import type { PrefixSettings } from '../../prefix-sketch.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
-import type { WalkResult, WalkTask } from './walk.js'
+import { bucketFolder, bucketLabel } from './names.js'
+import { pathBytes, type WalkResult, type WalkTask } from './walk.js'
 import { stuckWalkFor, WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
@@ -15,6 +16,8 @@ export interface FsSourceOptions {
   readonly dataDir: string
   /** Worker threads walking at once (SCAN_CONCURRENCY), at most one per core. */
   readonly threads: number
+  /** PREFIX_*: bytes per folder at PREFIX_DEPTH; undefined when off. */
+  readonly prefixes?: PrefixSettings | undefined
 }
 
 /**
@@ -31,14 +34,14 @@ const TASKS_PER_THREAD = 2
  * robin into a few whole-walk tasks, since each task costs a message each way.
  */
 function splitFolders(
-  parent: WalkTask,
   subdirs: readonly string[],
   depth: number,
   threads: number,
+  bucket: BucketContext,
 ): WalkTask[] {
   if (subdirs.length === 0) return []
   if (depth < MAX_EXPAND_DEPTH && subdirs.length < threads) {
-    return subdirs.map((dir) => ({ dirs: [dir], expand: true, isBucketRoot: false, nowMs: parent.nowMs }))
+    return subdirs.map((dir) => ({ dirs: [dir], expand: true, isBucketRoot: false, ...bucket }))
   }
   const groups = Array.from(
     { length: Math.min(subdirs.length, threads * TASKS_PER_THREAD) },
@@ -47,8 +50,11 @@ function splitFolders(
   subdirs.forEach((dir, index) => {
     groups[index % groups.length]?.push(dir)
   })
-  return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false, nowMs: parent.nowMs }))
+  return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false, ...bucket }))
 }
+
+/** What every task of one bucket's walk carries: its folder and the prefix settings, when on. */
+type BucketContext = Pick<WalkTask, 'root' | 'prefixes' | 'nowMs'>
 
 /**
  * The embedded default source: DATA_DIR holds one folder per bucket, and every regular file below
@@ -70,7 +76,11 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
       const pool = new WalkPool(Math.min(options.threads, availableParallelism()))
       return {
         buckets,
-        measure: (bucket, signal) => measureBucket(pool, dataDir, bucket, signal, nowMs),
+        measure: async (bucket, signal) => {
+          const usage = await measureBucket(pool, dataDir, bucket, signal, nowMs, options.prefixes)
+          return options.prefixes ? withTopPrefixes(usage, options.prefixes.topK) : usage
+        },
+        outsideBuckets: (signal) => measureOutsideBuckets(pool, dataDir, signal),
         close: () => pool.close(),
       }
     },
@@ -94,85 +104,33 @@ async function listBucketFolders(dataDir: string): Promise<string[]> {
 }
 
 const DOT = 0x2e
-const BACKSLASH = 0x5c
-
-/** `\\` or `\xNN`: the escapes of a bucket label. */
-const ESCAPE = /\\(\\|x[0-9a-f]{2})/
 
 /**
- * The `bucket` label of a folder name (bytes). A valid UTF-8 name is its own label unless it holds
- * what reads as an escape (`\\`, `\xNN`); any other name is escaped: each byte that is not part of
- * a valid UTF-8 character becomes `\xNN` (two lowercase hex digits) and each backslash `\\`.
- * Escaped labels always hold an escape and plain ones never do, so two folders never share a
- * label and bucketFolder() finds the folder again. (S3 bucket names hold no backslash, and a name
- * such as `back\slash` stays as it is.)
+ * Bytes of the regular files under DATA_DIR that are in no bucket's folder: hidden folders
+ * (`.minio.sys`, `.trash`), lost+found, files at the top. Walked like a bucket, on the pool.
  */
-export function bucketLabel(name: Uint8Array): string {
-  const bytes = Buffer.from(name.buffer, name.byteOffset, name.byteLength)
-  if (isUtf8(bytes)) {
-    const text = bytes.toString('utf8')
-    if (!ESCAPE.test(text)) return text
-  }
-  let label = ''
-  let index = 0
-  while (index < bytes.length) {
-    const length = utf8CharLength(bytes, index)
-    if (length === 0) {
-      label += `\\x${(bytes[index] as number).toString(16).padStart(2, '0')}`
-      index++
-    } else {
-      const char = bytes.toString('utf8', index, index + length)
-      label += char === '\\' ? '\\\\' : char
-      index += length
+async function measureOutsideBuckets(pool: WalkPool, dataDir: string, signal: AbortSignal): Promise<number> {
+  const root = Buffer.from(dataDir, 'utf8').toString('latin1')
+  let bytes = 0
+  const dirs: string[] = []
+  try {
+    for (const entry of await readdir(dataDir, { withFileTypes: true, encoding: 'buffer' })) {
+      if (entry.isDirectory() && entry.name[0] !== DOT && !NOT_BUCKETS.has(bucketLabel(entry.name))) continue
+      const path = `${root}/${Buffer.from(entry.name).toString('latin1')}`
+      if (entry.isDirectory()) dirs.push(path)
+      else if (entry.isFile()) bytes += (await lstat(pathBytes(path)).catch(() => undefined))?.size ?? 0
     }
+    if (dirs.length > 0)
+      bytes += (await pool.run({ dirs, expand: false, isBucketRoot: false, nowMs: Date.now() }, signal, root))
+        .usage.bytes
+  } catch (error) {
+    if (signal.aborted) throw signal.reason
+    throw toSourceError(error, `cannot measure ${dataDir} outside its buckets`)
   }
-  return label
+  return bytes
 }
 
-/** The folder name (bytes) a bucketLabel() came from; a label without escapes is its own name. */
-export function bucketFolder(label: string): Buffer {
-  if (!ESCAPE.test(label)) return Buffer.from(label, 'utf8')
-  const parts: Buffer[] = []
-  let index = 0
-  while (index < label.length) {
-    const found = ESCAPE.exec(label.slice(index, index + 4))
-    if (found?.index === 0) {
-      const code = found[1] === '\\' ? BACKSLASH : Number.parseInt(found[1]?.slice(1) ?? '', 16)
-      parts.push(Buffer.from([code]))
-      index += found[0].length
-    } else {
-      const char = String.fromCodePoint(label.codePointAt(index) as number)
-      parts.push(Buffer.from(char, 'utf8'))
-      index += char.length
-    }
-  }
-  return Buffer.concat(parts)
-}
-
-/** The length of the valid UTF-8 character at `index` (RFC 3629: no overlongs, no surrogates), or 0. */
-function utf8CharLength(bytes: Buffer, index: number): number {
-  const lead = bytes[index] as number
-  if (lead < 0x80) return 1
-  let length: number
-  let low = 0x80
-  let high = 0xbf
-  if (lead >= 0xc2 && lead <= 0xdf) length = 2
-  else if (lead >= 0xe0 && lead <= 0xef) {
-    length = 3
-    if (lead === 0xe0) low = 0xa0
-    if (lead === 0xed) high = 0x9f
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    length = 4
-    if (lead === 0xf0) low = 0x90
-    if (lead === 0xf4) high = 0x8f
-  } else return 0
-  if (index + length > bytes.length) return 0
-  for (let offset = 1; offset < length; offset++) {
-    const byte = bytes[index + offset] as number
-    if (byte < (offset === 1 ? low : 0x80) || byte > (offset === 1 ? high : 0xbf)) return 0
-  }
-  return length
-}
+export { bucketFolder, bucketLabel }
 
 async function measureBucket(
   pool: WalkPool,
@@ -180,6 +138,7 @@ async function measureBucket(
   bucket: string,
   signal: AbortSignal,
   nowMs: number,
+  prefixes: PrefixSettings | undefined,
 ): Promise<BucketUsage> {
   const folder = bucketFolder(bucket)
   if (
@@ -201,15 +160,14 @@ async function measureBucket(
     if (signal.aborted) throw signal.reason
     throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
   }
+  const context: BucketContext = prefixes ? { root: dir, prefixes, nowMs } : { nowMs }
   let root: WalkResult
-  let rootTask: WalkTask
   try {
-    rootTask = { dirs: [dir], expand: true, isBucketRoot: true, nowMs }
-    root = await pool.run(rootTask, signal, dir)
+    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true, ...context }, signal, dir)
   } catch (error) {
     return fail(error)
   }
-  const first = splitFolders(rootTask, root.subdirs, 0, pool.size)
+  const first = splitFolders(root.subdirs, 0, pool.size, context)
   if (first.length === 0) return { ...root.usage, unreadableEntries: root.unreadable }
   // One failing part ends the bucket: its other parts stop instead of walking on for nothing. (Made
   // only for buckets with parts: a scan of many small buckets makes no controller per bucket.)
@@ -222,7 +180,7 @@ async function measureBucket(
     const result = await pool.run(task, stop, dir)
     unreadable += result.unreadable
     const parts = await Promise.all(
-      splitFolders(task, result.subdirs, depth, pool.size).map((next) => walk(next, depth + 1)),
+      splitFolders(result.subdirs, depth, pool.size, context).map((next) => walk(next, depth + 1)),
     )
     return parts.reduce(mergeUsage, result.usage)
   }

@@ -1,6 +1,8 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
 import { UsageAccumulator } from '../../bucket-usage.js'
+import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../prefix-sketch.js'
 import type { BucketUsage } from '../types.js'
+import { bucketLabel } from './names.js'
 
 /**
  * One unit of work of the fs walk: some folders of one bucket. Paths are byte strings (latin1: one
@@ -18,6 +20,10 @@ export interface WalkTask {
   readonly isBucketRoot: boolean
   /** The scan's start, ms since the epoch: what files' ages are measured against. */
   readonly nowMs: number
+  /** The bucket's folder (a byte string), which keys are relative to, when prefixes are measured. */
+  readonly root?: string
+  /** PREFIX_*, when on: each file's key is its path below `root`, joined by `/`. */
+  readonly prefixes?: PrefixSettings | undefined
 }
 
 export interface WalkResult {
@@ -43,13 +49,24 @@ export const pathBytes = (path: string): Buffer => Buffer.from(path, 'latin1')
  * readable.
  */
 export function walkDirectory(task: WalkTask): WalkResult {
-  const fold = new UsageAccumulator({ storageClasses: false, nowMs: task.nowMs })
+  const fold = new UsageAccumulator({
+    storageClasses: false,
+    nowMs: task.nowMs,
+    prefixTopK: task.prefixes?.topK,
+  })
+  const prefixOf =
+    task.prefixes && task.root !== undefined ? prefixLabeller(task.root, task.prefixes) : undefined
+  // With `/` (the default) a file's prefix is its folder's: the folder's files are summed and
+  // added once, instead of a label and a sketch step per file.
+  const perFolder = prefixOf !== undefined && task.prefixes?.delimiter === '/'
   const subdirs: string[] = []
   const stack = [...task.dirs]
   let unreadable = 0
   while (stack.length > 0) {
     const dir = stack.pop() as string
     const mustRead = task.isBucketRoot && task.dirs.includes(dir)
+    let folderBytes = 0
+    let folderObjects = 0
     try {
       for (const entry of readEntries(dir, mustRead)) {
         const path = `${dir}/${entry.name}`
@@ -64,15 +81,44 @@ export function walkDirectory(task: WalkTask): WalkResult {
             unreadable++
             continue
           }
-          if (stats?.isFile()) fold.add(stats.size, stats.mtimeMs)
+          if (!stats?.isFile()) continue
+          if (perFolder) {
+            fold.add(stats.size, stats.mtimeMs)
+            folderBytes += stats.size
+            folderObjects++
+          } else fold.add(stats.size, stats.mtimeMs, undefined, prefixOf?.(path))
         }
       }
     } catch (error) {
       if (mustRead) throw error
       unreadable++
     }
+    // Its files' prefix is the folder's (a name holds no `/`): the label of `dir/` as a key.
+    if (folderObjects > 0 && prefixOf) fold.addPrefix(prefixOf(`${dir}/`), folderBytes, folderObjects)
   }
   return { usage: fold.finish(), subdirs, unreadable }
+}
+
+/**
+ * The prefix label of a file's path (byte strings, see WalkTask): its key is the path below the
+ * bucket's folder; a prefix that is not valid UTF-8 is escaped as bucket labels are. Files of one
+ * folder share a prefix, so the last label is reused.
+ */
+function prefixLabeller(root: string, settings: PrefixSettings): (path: string) => string {
+  const delimiter = Buffer.from(settings.delimiter, 'utf8').toString('latin1')
+  let lastPrefix: string | undefined
+  let lastLabel = ROOT_PREFIX
+  return (path) => {
+    const key = path.slice(root.length + 1)
+    const end = prefixEnd(key, delimiter, settings.depth)
+    if (end < 0) return ROOT_PREFIX
+    const prefix = key.slice(0, end)
+    if (prefix !== lastPrefix) {
+      lastPrefix = prefix
+      lastLabel = boundedPrefix(bucketLabel(Buffer.from(prefix, 'latin1')))
+    }
+    return lastLabel
+  }
 }
 
 /** A file deleted since its folder was read is skipped, not an error. */

@@ -1,3 +1,4 @@
+import { type PrefixVariables, prefixSettings } from '../../../config/env/prefixes.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import {
@@ -28,7 +29,7 @@ export const s3Source = defineSource({
     settings.S3_ENDPOINT === ''
       ? `AWS S3 (region ${settings.S3_REGION})`
       : withoutCredentials(settings.S3_ENDPOINT),
-  create: async (settings: S3Settings, logger) =>
+  create: async (settings: S3Settings & PrefixVariables, logger) =>
     (await import('./source.js')).createS3Source({
       endpoint: settings.S3_ENDPOINT,
       region: settings.S3_REGION,
@@ -38,6 +39,7 @@ export const s3Source = defineSource({
       scanVersions: settings.SCAN_VERSIONS,
       multipartPartsMaxUploads: settings.MULTIPART_PARTS_MAX_UPLOADS,
       multipartStaleDays: settings.MULTIPART_STALE_DAYS,
+      prefixes: prefixSettings(settings),
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
       logger,

@@ -2,7 +2,8 @@ import type { ListObjectVersionsCommandOutput, ObjectVersion, S3Client } from '@
 import { ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
-import { UsageAccumulator } from '../../bucket-usage.js'
+import { UsageAccumulator, withTopPrefixes } from '../../bucket-usage.js'
+import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import { type VersionEntry, VersionListingFold } from '../../version-listing.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
@@ -18,6 +19,8 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly multipartPartsMaxUploads?: number
   /** An upload initiated at least this many days before the scan started is stale. */
   readonly multipartStaleDays?: number
+  /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
+  readonly prefixes?: PrefixSettings | undefined
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -102,6 +105,7 @@ class S3UsageSource implements UsageSource {
       )
     }
     usage ??= await this.#foldCurrent(bucket, signal, startedMs)
+    if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
     const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
       measureMultipart({
         client: this.#client,
@@ -144,7 +148,8 @@ class S3UsageSource implements UsageSource {
   }
 
   async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
-    const fold = new UsageAccumulator({ storageClasses: true, nowMs })
+    const fold = this.#accumulator(nowMs)
+    const prefixes = this.#options.prefixes
     const action = `ListObjectsV2 ${bucket}`
     const listing = pages({
       action,
@@ -161,7 +166,8 @@ class S3UsageSource implements UsageSource {
     for await (const page of listing) {
       for (const object of page.Contents ?? []) {
         const size = objectSize(object.Size, action)
-        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass)
+        const prefix = prefixes && keyPrefix(object.Key ?? '', prefixes)
+        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass, prefix)
       }
     }
     return fold.finish()
@@ -173,7 +179,13 @@ class S3UsageSource implements UsageSource {
    * Memory is one page's entries at most.
    */
   async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
-    const fold = new VersionListingFold({ storageClasses: true, nowMs })
+    const prefixes = this.#options.prefixes
+    const fold = new VersionListingFold({
+      storageClasses: true,
+      nowMs,
+      prefixTopK: prefixes?.topK,
+      prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
+    })
     const action = `ListObjectVersions ${bucket}`
     const listing = pages<ListObjectVersionsCommandOutput, Marker>({
       action,
@@ -201,6 +213,10 @@ class S3UsageSource implements UsageSource {
       )
     }
     return fold.finish()
+  }
+
+  #accumulator(nowMs: number): UsageAccumulator {
+    return new UsageAccumulator({ storageClasses: true, nowMs, prefixTopK: this.#options.prefixes?.topK })
   }
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
