@@ -1,4 +1,5 @@
 import { type Families, unionOf } from '../metrics/families.js'
+import { bucketInfoFamilies } from './bucket-info-series.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
@@ -13,8 +14,8 @@ import { usageFamilies } from './usage-series.js'
  * here, at import.
  */
 export const catalogue = unionOf(
-  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
-  ['drives', 'usage', 'scan health', 'exporter', 'logger'],
+  [drivesFamilies, usageFamilies, bucketInfoFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
+  ['drives', 'usage', 'bucket info', 'scan health', 'exporter', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

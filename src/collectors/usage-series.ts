@@ -14,6 +14,7 @@ import {
 } from '../scanner/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { bucketInfoFamilies, writeBucketInfo } from './bucket-info-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -122,7 +123,10 @@ export const usageFamilies = describe('usage', {
 })
 
 /** What the usage collector emits: the usage families and the scan health of the same snapshot. */
-export const usageCollectorFamilies = unionOf([usageFamilies, scanHealthFamilies], ['usage', 'scan health'])
+export const usageCollectorFamilies = unionOf(
+  [usageFamilies, bucketInfoFamilies, scanHealthFamilies],
+  ['usage', 'bucket info', 'scan health'],
+)
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
 
@@ -215,6 +219,7 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
     }
   }
   if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
+  if (usage.settings) writeBucketInfo(out, name, usage.settings)
 }
 
 /** MinIO's eleven `range` values, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */

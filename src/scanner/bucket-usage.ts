@@ -5,6 +5,7 @@
  * step here, plus its family in src/collectors/usage-series.ts: two files.
  */
 import { type Static, Type } from '@sinclair/typebox'
+import { BucketSettingsSchema } from './bucket-settings.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -72,6 +73,8 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
+  /** Ownership and settings (bucket-settings.ts), where the source knows them. */
+  settings: Type.Optional(BucketSettingsSchema),
 })
 
 /** Read-only all the way down: figures are frozen once measured. */
@@ -206,6 +209,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
     ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
     ...(storageClassBytes ? { storageClassBytes } : {}),
+    // Settings are the bucket's, not a part's: either part's copy is the bucket's.
+    ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
   }
 }
 

@@ -1,3 +1,9 @@
+import {
+  type BucketSettings,
+  LIFECYCLE_STATES,
+  OBJECT_LOCK_STATES,
+  VERSIONING_STATES,
+} from '../../src/scanner/bucket-settings.js'
 import { UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
@@ -117,6 +123,19 @@ function bucketUsage(
     ...(index % 3 === 0 ? { quotaBytes: 2 ** 40 } : {}),
     // What an fs walk could not read; the family appears only where a source reports it.
     ...(index % 5 === 0 ? { unreadableEntries: index % 3 } : {}),
+    ...(index % 4 === 0 ? { settings: bucketSettings(index) } : {}),
+  }
+}
+
+/** bucket_info and bucket_tag_info for every fourth bucket, with values that need escaping. */
+function bucketSettings(index: number): BucketSettings {
+  return {
+    owner: index % 8 === 0 ? 'acme$owner "a\\b"' : `user-${index % 3}`,
+    tenant: index % 8 === 0 ? 'acme' : '',
+    versioning: VERSIONING_STATES[index % VERSIONING_STATES.length] as BucketSettings['versioning'],
+    objectLock: OBJECT_LOCK_STATES[Math.floor(index / 4) % OBJECT_LOCK_STATES.length] as BucketSettings['objectLock'],
+    lifecycle: LIFECYCLE_STATES[index % LIFECYCLE_STATES.length] as BucketSettings['lifecycle'],
+    tags: index % 12 === 0 ? { team: 'storage\ncore', cost_center: `cc-${index}` } : {},
   }
 }
 

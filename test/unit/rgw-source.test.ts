@@ -21,13 +21,20 @@ const MiB = 1024 * 1024
 
 describe('rgw source: admin counters as bucket usage', () => {
   it('takes bytes and objects from rgw.main, incomplete uploads from rgw.multimeta', () => {
-    assert.deepEqual(usageOf('plain'), { bytes: 100 + 5000 + MiB, objects: 3, multipart: { incomplete: 0 } })
+    const settings = { owner: 'objstore-test', tenant: '' }
+    assert.deepEqual(usageOf('plain'), {
+      bytes: 100 + 5000 + MiB,
+      objects: 3,
+      multipart: { incomplete: 0 },
+      settings,
+    })
     assert.deepEqual(usageOf('multipart'), {
       bytes: 5 * MiB + 2000 + 5 * MiB + 1000,
       objects: 3,
       multipart: { incomplete: 1 },
+      settings,
     })
-    assert.deepEqual(usageOf('empty'), { bytes: 0, objects: 0, multipart: { incomplete: 0 } })
+    assert.deepEqual(usageOf('empty'), { bytes: 0, objects: 0, multipart: { incomplete: 0 }, settings })
   })
 
   it('reports an enabled quota with a byte limit, and no quota otherwise', () => {

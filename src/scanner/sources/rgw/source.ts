@@ -1,5 +1,6 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import { withoutCredentials } from '../../../config/url-credentials.js'
+import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { RgwAdminClient } from './admin.js'
@@ -110,5 +111,8 @@ export function usageFromStats(stats: RgwBucketStats): BucketUsage {
     objects: main.objects,
     multipart: { incomplete: categoryUsage(stats, RGW_MULTIMETA).objects },
     ...(quota?.enabled && quota.maxSizeBytes !== undefined ? { quotaBytes: quota.maxSizeBytes } : {}),
+    // bucket_info: who owns it and its tenant ('' for the global one); the admin API's bucket
+    // stats carry no versioning, object lock, lifecycle or tags, so those labels stay empty.
+    settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) },
   }
 }

@@ -1,5 +1,6 @@
 import { defineSource } from '../definition.js'
 import {
+  parseTagLabels,
   S3_CREDENTIAL_URL_VARIABLES,
   S3_SECRET_VARIABLES,
   type S3Settings,
@@ -24,6 +25,8 @@ export const s3Source = defineSource({
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
+      bucketSettings: settings.S3_BUCKET_SETTINGS,
+      tagLabels: parseTagLabels(settings.BUCKET_TAG_LABELS).labels,
       logger,
     }),
 })

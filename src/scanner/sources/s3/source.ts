@@ -16,6 +16,7 @@ import {
   SourceError,
   type UsageSource,
 } from '../types.js'
+import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
 import { objectSize } from './errors.js'
 import { pages } from './pages.js'
@@ -23,6 +24,9 @@ import { pages } from './pages.js'
 export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
   readonly scanVersions: boolean
+  /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
+  readonly bucketSettings?: boolean
+  readonly tagLabels?: ReadonlyMap<string, string>
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -63,6 +67,7 @@ class S3UsageSource implements UsageSource {
   readonly #options: S3SourceOptions
   readonly #retry: RetryPolicy
   readonly #unsupported = new Set<Optional>()
+  readonly #settings: BucketSettingsReader
 
   constructor(options: S3SourceOptions) {
     this.#options = options
@@ -70,6 +75,13 @@ class S3UsageSource implements UsageSource {
     // Shown in logs and kept in the state file: never with user info from the URL.
     this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
     this.#client = createCheckedClient(options)
+    this.#settings = new BucketSettingsReader({
+      client: this.#client,
+      logger: options.logger,
+      retry: this.#retry,
+      settings: options.bucketSettings ?? false,
+      tagLabels: options.tagLabels ?? new Map(),
+    })
   }
 
   async beginScan({ signal, fixedBuckets }: { signal: AbortSignal; fixedBuckets?: readonly string[] }) {
@@ -116,7 +128,8 @@ class S3UsageSource implements UsageSource {
     const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
       this.#countMultipart(bucket, signal),
     )
-    return multipart ? { ...usage, multipart } : usage
+    const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
+    return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
   }
 
   /** Runs an optional call unless the store said it does not implement it; undefined when it does not. */
