@@ -133,7 +133,9 @@ function bucketSettings(index: number): BucketSettings {
     owner: index % 8 === 0 ? 'acme$owner "a\\b"' : `user-${index % 3}`,
     tenant: index % 8 === 0 ? 'acme' : '',
     versioning: VERSIONING_STATES[index % VERSIONING_STATES.length] as BucketSettings['versioning'],
-    objectLock: OBJECT_LOCK_STATES[Math.floor(index / 4) % OBJECT_LOCK_STATES.length] as BucketSettings['objectLock'],
+    objectLock: OBJECT_LOCK_STATES[
+      Math.floor(index / 4) % OBJECT_LOCK_STATES.length
+    ] as BucketSettings['objectLock'],
     lifecycle: LIFECYCLE_STATES[index % LIFECYCLE_STATES.length] as BucketSettings['lifecycle'],
     tags: index % 12 === 0 ? { team: 'storage\ncore', cost_center: `cc-${index}` } : {},
   }
