@@ -4,7 +4,7 @@
  * the record's `settings` (src/scanner/bucket-settings.ts) by usage-series.ts.
  */
 import { describe, family } from '../metrics/families.js'
-import type { BucketSettings } from '../scanner/bucket-settings.js'
+import type { BucketIndex, BucketSettings } from '../scanner/bucket-settings.js'
 
 export const bucketInfoFamilies = describe('usage', {
   bucket_info: family(
@@ -16,6 +16,26 @@ export const bucketInfoFamilies = describe('usage', {
     'gauge',
     ['bucket', 'tag', 'value'],
     'One allowlisted tag of the bucket (BUCKET_TAG_LABELS), always 1: tag is the label name the tag key maps to, value the tag value (at most 256 characters).',
+  ),
+  bucket_index_shards: family(
+    'gauge',
+    ['bucket'],
+    "Shards of the bucket's index (rgw: num_shards of the admin API's bucket stats).",
+  ),
+  bucket_index_objects_per_shard: family(
+    'gauge',
+    ['bucket'],
+    "Index entries per shard (rgw: every category's objects over the shards, rounded down, as radosgw-admin bucket limit check's objects_per_shard).",
+  ),
+  bucket_index_fill_ratio: family(
+    'gauge',
+    ['bucket'],
+    'Index entries per shard over RGW_SAFE_MAX_OBJECTS_PER_SHARD (rgw_safe_max_objects_per_shard, default 102,400): 1 is full, above 1 is OVER.',
+  ),
+  bucket_index_fill_status: family(
+    'gauge',
+    ['bucket', 'status'],
+    "RGW's fill status of the bucket's index, always 1: status OK, WARN (from RGW_SHARD_WARNING_PERCENT) or OVER (past 100 %), as radosgw-admin bucket limit check's fill_status.",
   ),
 })
 
@@ -33,6 +53,21 @@ interface InfoSink {
     value: number,
   ): void
   set(name: 'bucket_tag_info', labels: { bucket: string; tag: string; value: string }, value: number): void
+  set(
+    name: 'bucket_index_shards' | 'bucket_index_objects_per_shard' | 'bucket_index_fill_ratio',
+    labels: { readonly bucket: string },
+    value: number,
+  ): void
+  set(name: 'bucket_index_fill_status', labels: { bucket: string; status: string }, value: number): void
+}
+
+/** A bucket's index shards and fill (rgw). */
+export function writeBucketIndex(out: InfoSink, bucket: string, index: BucketIndex): void {
+  const labels = { bucket }
+  out.set('bucket_index_shards', labels, index.shards)
+  out.set('bucket_index_objects_per_shard', labels, index.objectsPerShard)
+  out.set('bucket_index_fill_ratio', labels, index.fillRatio)
+  out.set('bucket_index_fill_status', { bucket, status: index.fillStatus }, 1)
 }
 
 /** A bucket's info series: bucket_info when any setting is known, one bucket_tag_info per tag. */

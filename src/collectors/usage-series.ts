@@ -14,7 +14,7 @@ import {
 } from '../scanner/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
-import { bucketInfoFamilies, writeBucketInfo } from './bucket-info-series.js'
+import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -220,6 +220,7 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   }
   if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
+  if (usage.index) writeBucketIndex(out, name, usage.index)
 }
 
 /** MinIO's eleven `range` values, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */

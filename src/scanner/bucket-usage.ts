@@ -5,7 +5,7 @@
  * step here, plus its family in src/collectors/usage-series.ts: two files.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { BucketSettingsSchema } from './bucket-settings.js'
+import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -75,6 +75,8 @@ export const BucketUsageSchema = Type.Object({
   unreadableEntries: Type.Optional(Count),
   /** Ownership and settings (bucket-settings.ts), where the source knows them. */
   settings: Type.Optional(BucketSettingsSchema),
+  /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
+  index: Type.Optional(BucketIndexSchema),
 })
 
 /** Read-only all the way down: figures are frozen once measured. */
@@ -211,6 +213,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(storageClassBytes ? { storageClassBytes } : {}),
     // Settings are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
+    ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
   }
 }
 

@@ -5,10 +5,11 @@ import {
   PutBucketLifecycleConfigurationCommand,
   PutBucketTaggingCommand,
   PutBucketVersioningCommand,
+  PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
-import { findSamples, type ParsedExposition } from '../support/exposition.js'
+import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
 import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
@@ -28,6 +29,16 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
   let rgwScrape: ParsedExposition
   let s3Scrape: ParsedExposition
   let s3Text: string
+  /** What `radosgw-admin bucket limit check` says, with the same rgw_safe_max_objects_per_shard. */
+  let limitCheck: {
+    buckets: { bucket: string; num_shards: number; objects_per_shard: number; fill_status: string }[]
+  }[]
+  /** Buckets resharded to a known count, with a known number of objects. */
+  const SHARDED = [
+    ['shards-7', 7, 22],
+    ['shards-2', 2, 8],
+  ] as const
+  const MAX_PER_SHARD = 3
 
   /** A second RGW user (in `tenant` when given), and an S3 client signing as it. */
   async function userClient(uid: string, tenant?: string): Promise<S3Client> {
@@ -118,7 +129,33 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
       bob.send(new CreateBucketCommand({ Bucket: 'tenant-bucket' })),
     )
 
-    rgwExporter = await startExporter(rgwSourceEnv(cluster, 'rgw'))
+    for (const [bucket, shards, objects] of SHARDED) {
+      await create(bucket)
+      await cluster.radosgwAdmin([
+        'bucket',
+        'reshard',
+        `--bucket=${bucket}`,
+        `--num-shards=${shards}`,
+        '--yes-i-really-mean-it',
+      ])
+      for (let key = 0; key < objects; key++) {
+        await step(`PutObject ${bucket}`, () =>
+          s3.send(new PutObjectCommand({ Bucket: bucket, Key: `k${key}`, Body: Buffer.from('x') })),
+        )
+      }
+    }
+    limitCheck = JSON.parse(
+      await cluster.radosgwAdmin([
+        'bucket',
+        'limit',
+        'check',
+        `--rgw-safe-max-objects-per-shard=${MAX_PER_SHARD}`,
+      ]),
+    )
+
+    rgwExporter = await startExporter(
+      rgwSourceEnv(cluster, 'rgw', { RGW_SAFE_MAX_OBJECTS_PER_SHARD: String(MAX_PER_SHARD) }),
+    )
     s3Exporter = await startExporter(
       rgwSourceEnv(cluster, 's3', {
         S3_BUCKET_SETTINGS: 'true',
@@ -161,6 +198,8 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
       info('settings-locked', 'objstore-test'),
       info('settings-none', 'objstore-test'),
       info('settings-suspended', 'objstore-test'),
+      info('shards-2', 'objstore-test'),
+      info('shards-7', 'objstore-test'),
     ])
     assert.deepEqual(rows(rgwScrape, 'bucket_tag_info'), [])
   })
@@ -181,6 +220,8 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
       info('settings-locked', 'Enabled', 'Enabled', 'Off'),
       info('settings-none', 'Off', 'Off', 'Off'),
       info('settings-suspended', 'Suspended', 'Off', 'Disabled'),
+      info('shards-2', 'Off', 'Off', 'Off'),
+      info('shards-7', 'Off', 'Off', 'Off'),
     ])
   })
 
@@ -194,6 +235,31 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
       // S3's longest tag value (RGW refuses 257 with InvalidTag): whole in the label.
       `settings-suspended team=${'x'.repeat(256)} 1`,
     ])
+  })
+
+  it('rgw: index shards and fill as radosgw-admin bucket limit check computes them', () => {
+    const ours = (bucket: string) => ({
+      shards: sampleValue(rgwScrape, 'objstore_bucket_index_shards', { bucket }),
+      perShard: sampleValue(rgwScrape, 'objstore_bucket_index_objects_per_shard', { bucket }),
+      ratio: sampleValue(rgwScrape, 'objstore_bucket_index_fill_ratio', { bucket }),
+      status: findSamples(rgwScrape, 'objstore_bucket_index_fill_status', { bucket }).map(
+        (sample) => `${sample.labels.status} ${sample.value}`,
+      ),
+    })
+    // 22 entries over 7 shards: 3 a shard, 100 % of 3: WARN; 8 over 2: 4, 133 %: OVER.
+    assert.deepEqual(ours('shards-7'), { shards: 7, perShard: 3, ratio: 1, status: ['WARN 1'] })
+    assert.deepEqual(ours('shards-2'), { shards: 2, perShard: 4, ratio: 4 / 3, status: ['OVER 1'] })
+    // Ceph 16's default for a new bucket: 11 shards.
+    assert.deepEqual(ours('settings-none'), { shards: 11, perShard: 0, ratio: 0, status: ['OK 1'] })
+    const checked = limitCheck.flatMap((user) => user.buckets)
+    assert.equal(checked.length, 8)
+    for (const theirs of checked) {
+      const name = theirs.bucket === 'tenant-bucket' ? 'acme:tenant-bucket' : theirs.bucket
+      const mine = ours(name)
+      assert.equal(mine.shards, theirs.num_shards, name)
+      assert.equal(mine.perShard, theirs.objects_per_shard, name)
+      assert.deepEqual(mine.status, [`${theirs.fill_status.split(' ')[0]} 1`], name)
+    }
   })
 
   it('promtool check metrics is clean on the scrape with settings and tags', (t) => {

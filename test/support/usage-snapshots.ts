@@ -124,6 +124,17 @@ function bucketUsage(
     // What an fs walk could not read; the family appears only where a source reports it.
     ...(index % 5 === 0 ? { unreadableEntries: index % 3 } : {}),
     ...(index % 4 === 0 ? { settings: bucketSettings(index) } : {}),
+    // rgw's index fill: 11 shards, RGW_SAFE_MAX_OBJECTS_PER_SHARD 102,400.
+    ...(index % 6 === 0
+      ? {
+          index: {
+            shards: 11,
+            objectsPerShard: index * 30_000,
+            fillRatio: (index * 30_000) / 102_400,
+            fillStatus: index === 0 ? ('OK' as const) : ('OVER' as const),
+          },
+        }
+      : {}),
   }
 }
 

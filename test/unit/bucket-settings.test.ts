@@ -3,6 +3,8 @@ import { describe, it } from 'node:test'
 import { writeBucketInfo } from '../../src/collectors/bucket-info-series.js'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
 import { boundedValue, SETTING_VALUE_MAX_LENGTH } from '../../src/scanner/bucket-settings.js'
+import { indexFill } from '../../src/scanner/sources/rgw/index-fill.js'
+import type { RgwBucketStats } from '../../src/scanner/sources/rgw/stats.js'
 import { parseTagLabels, sanitiseLabelName } from '../../src/scanner/sources/s3/settings.js'
 
 describe('BUCKET_TAG_LABELS', () => {
@@ -63,5 +65,35 @@ describe('bucket settings as info series', () => {
       'bucket_tag_info{"bucket":"b","tag":"a","value":"2"} 1',
       'bucket_tag_info{"bucket":"b","tag":"z","value":"1"} 1',
     ])
+  })
+})
+
+describe('rgw index fill, as radosgw-admin bucket limit check', () => {
+  const stats = (shards: number | undefined, main: number, multimeta = 0): RgwBucketStats => ({
+    bucket: 'b',
+    tenant: '',
+    owner: 'o',
+    quota: undefined,
+    createdMs: undefined,
+    shards,
+    usage: new Map([
+      ['rgw.main', { sizeBytes: 0, actualSizeBytes: 0, utilizedBytes: 0, objects: main }],
+      ['rgw.multimeta', { sizeBytes: 0, actualSizeBytes: 0, utilizedBytes: 0, objects: multimeta }],
+    ]),
+  })
+  const limits = { maxObjectsPerShard: 100, warningPercent: 90 }
+  it('sums every category, divides rounding down, OK below the warning, WARN up to 100 %, OVER past it', () => {
+    assert.deepEqual(indexFill(stats(10, 890, 9), limits), {
+      shards: 10,
+      objectsPerShard: 89,
+      fillRatio: 0.89,
+      fillStatus: 'OK',
+    })
+    assert.equal(indexFill(stats(10, 900), limits)?.fillStatus, 'WARN')
+    assert.equal(indexFill(stats(10, 1009), limits)?.fillStatus, 'WARN')
+    assert.equal(indexFill(stats(10, 1010), limits)?.fillStatus, 'OVER')
+    // No shards reported (indexless): no figures; 0 shards counts the whole bucket as one.
+    assert.equal(indexFill(stats(undefined, 5), limits), undefined)
+    assert.equal(indexFill(stats(0, 150), limits)?.fillStatus, 'OVER')
   })
 })
