@@ -13,8 +13,10 @@ import { createUsageCollector } from './collectors/usage.js'
 import { UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
+import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
+import { SOURCES } from './scanner/sources/list.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -48,9 +50,15 @@ export interface Exporter {
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
-  await mkdir(config.DATA_DIR, { recursive: true })
+  // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
+  if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
+    await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
-  const usageExposition = new UsageExposition(config.METRICS_NAMESPACE)
+  const naming: ExpositionNaming = {
+    namespace: config.METRICS_NAMESPACE,
+    constLabels: config.METRICS_SERVER_LABEL ? { server: config.METRICS_SERVER_LABEL } : {},
+  }
+  const usageExposition = new UsageExposition(naming)
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
   const drives = createDrivesCollector({
@@ -69,7 +77,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const runner = new CollectorRunner(collectors, logger)
   const runtime = new RuntimeMetrics()
   const assembler = new ScrapeAssembler({
-    namespace: config.METRICS_NAMESPACE,
+    ...naming,
     collection: runner,
     runtime,
   })
@@ -82,6 +90,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
     usage: () => scanner.snapshot,
+    sourceFailure: () => scanner.sourceFailure,
+    nextScanAtMs: () => scanner.nextScanAtMs,
   }
   const app = await buildApp({
     config,

@@ -27,6 +27,19 @@ interface PendingCall {
   readonly call: Promise<StatsFs>
 }
 
+/** What the probes of one drive met since the exporter started (MinIO's drive error counters). */
+export interface DriveErrors {
+  /** Probes that found the drive offline: statfs failed or did not return in time. */
+  readonly availability: number
+  /** Of those, the probes whose statfs did not return in time. */
+  readonly timeout: number
+}
+
+interface DriveHistory {
+  availability: number
+  timeout: number
+}
+
 /**
  * statfs with a guard for dead mounts. statfs runs on libuv's small thread pool (4 threads by
  * default) and on a dead network mount it may never return. One call per drive is outstanding at
@@ -38,6 +51,7 @@ interface PendingCall {
 export class DriveProbe {
   readonly #statfs: StatfsFunction
   readonly #pending = new Map<string, PendingCall>()
+  readonly #history = new Map<string, DriveHistory>()
 
   constructor(statfsFunction: StatfsFunction = statfs) {
     this.#statfs = statfsFunction
@@ -46,6 +60,33 @@ export class DriveProbe {
   /** Drives with a statfs still outstanding, and since when (ms since epoch). */
   get pending(): ReadonlyMap<string, number> {
     return new Map([...this.#pending].map(([path, { sinceMs }]) => [path, sinceMs]))
+  }
+
+  /** The drive's probe errors since start. */
+  errors(path: string): DriveErrors {
+    const { availability, timeout } = this.#historyOf(path)
+    return { availability, timeout }
+  }
+
+  /** statfs calls outstanding on the drive: 0 or 1 (one at a time). */
+  waiting(path: string): number {
+    return this.#pending.has(path) ? 1 : 0
+  }
+
+  #historyOf(path: string): DriveHistory {
+    let history = this.#history.get(path)
+    if (history === undefined) {
+      history = { availability: 0, timeout: 0 }
+      this.#history.set(path, history)
+    }
+    return history
+  }
+
+  /** Counts a probe that found the drive offline. */
+  #offline(path: string, timedOut: boolean): void {
+    const history = this.#historyOf(path)
+    history.availability++
+    if (timedOut) history.timeout++
   }
 
   async probe(path: string, timeoutMs: number): Promise<DriveState> {
@@ -60,6 +101,7 @@ export class DriveProbe {
     const remainingMs = pending.sinceMs + timeoutMs - Date.now()
     if (remainingMs <= 0) {
       // Stable text (no running clock in it), so the offline reason is logged once, not per scrape.
+      this.#offline(path, true)
       return {
         online: false,
         reason: `statfs pending since ${new Date(pending.sinceMs).toISOString()} (drive hung?)`,
@@ -72,11 +114,14 @@ export class DriveProbe {
     try {
       const stats = await Promise.race([pending.call, timeout])
       // The call keeps its pool thread; it is reported as offline now.
-      if (stats === 'timeout')
+      if (stats === 'timeout') {
+        this.#offline(path, true)
         return { online: false, reason: `statfs did not return within ${timeoutMs} ms` }
+      }
       return { online: true, capacity: capacityOf(stats) }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
+      this.#offline(path, false)
       return { online: false, reason: code ? `statfs failed: ${code}` : `statfs failed: ${String(error)}` }
     } finally {
       clearTimeout(timer)

@@ -14,12 +14,12 @@ export const drivesFamilies = describe('drives', {
   node_drive_used_bytes: family(
     'gauge',
     ['drive'],
-    'Used bytes of the filesystem holding the drive path (total minus free blocks).',
+    'Used bytes of the filesystem holding the drive path: statfs (blocks - bfree) x bsize, what df shows as Used. Use% as df computes it: used / (used + free_bytes).',
   ),
   node_drive_free_bytes: family(
     'gauge',
     ['drive'],
-    'Bytes available to unprivileged users on the drive (statfs bavail).',
+    "Bytes available to unprivileged users on the drive: statfs bavail x bsize, df's Avail (node_exporter's node_filesystem_avail_bytes; its free_bytes is bfree, which counts blocks reserved for root).",
   ),
   node_drive_total_inodes: family(
     'gauge',
@@ -33,6 +33,24 @@ export const drivesFamilies = describe('drives', {
     ['drive'],
     'Whether the drive answered statfs in time (1) or not (0); the reason is logged.',
   ),
+  node_drive_errors_availability: family(
+    'untyped',
+    ['drive'],
+    "Probes that found the drive offline (statfs failed or did not return in time) since the exporter started; a counter under MinIO's name.",
+  ),
+  node_drive_errors_timeout: family(
+    'untyped',
+    ['drive'],
+    "Probes whose statfs did not return within DRIVE_TIMEOUT_MS since the exporter started; a counter under MinIO's name.",
+  ),
+  node_drive_io_waiting: family(
+    'gauge',
+    ['drive'],
+    'statfs calls outstanding on the drive (0 or 1: the drive is asked once at a time).',
+  ),
+  node_drive_online_total: family('untyped', [], 'Number of drives of this exporter online.'),
+  node_drive_offline_total: family('untyped', [], 'Number of drives of this exporter offline.'),
+  node_drive_total: family('untyped', [], 'Number of drives configured on this exporter (DRIVES).'),
   cluster_drive_online_total: family('untyped', [], 'Number of drives online.'),
   cluster_drive_offline_total: family('untyped', [], 'Number of drives offline.'),
   cluster_drive_total: family('untyped', [], 'Number of configured drives.'),
@@ -94,6 +112,10 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         const state = states[index] as DriveState
         logTransition(drive, state)
         out.set('node_drive_online', { drive }, state.online ? 1 : 0)
+        const errors = probe.errors(drive)
+        out.set('node_drive_errors_availability', { drive }, errors.availability)
+        out.set('node_drive_errors_timeout', { drive }, errors.timeout)
+        out.set('node_drive_io_waiting', { drive }, probe.waiting(drive))
         if (!state.online) return
         const { capacity } = state
         online++
@@ -106,9 +128,15 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         out.set('node_drive_used_inodes', { drive }, capacity.usedInodes)
         out.set('node_drive_free_inodes', { drive }, capacity.freeInodes)
       })
+      // One exporter is one MinIO node: its drives are the cluster's.
+      out.set('node_drive_total', {}, options.drives.length)
+      out.set('node_drive_online_total', {}, online)
+      out.set('node_drive_offline_total', {}, options.drives.length - online)
       out.set('cluster_drive_total', {}, options.drives.length)
       out.set('cluster_drive_online_total', {}, online)
       out.set('cluster_drive_offline_total', {}, options.drives.length - online)
+      // No drive configured (a remote source without DRIVES): the capacity is unknown, not zero.
+      if (options.drives.length === 0) return
       out.set('cluster_capacity_raw_total_bytes', {}, rawTotal)
       out.set('cluster_capacity_raw_free_bytes', {}, rawFree)
       out.set('cluster_capacity_usable_total_bytes', {}, Math.floor(rawTotal * dataShare))

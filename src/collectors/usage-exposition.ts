@@ -1,4 +1,5 @@
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
+import type { ExpositionNaming } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { renderUsageBlock } from './usage-render.js'
 
@@ -12,12 +13,12 @@ const noop = () => undefined
  * or nearly so.
  */
 export class UsageExposition {
-  readonly #namespace: string
+  readonly #naming: string | ExpositionNaming
   readonly #controller = new AbortController()
   #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
 
-  constructor(namespace: string) {
-    this.#namespace = namespace
+  constructor(naming: string | ExpositionNaming) {
+    this.#naming = naming
   }
 
   /** Starts rendering `snapshot` ahead of its first scrape (the scanner's onSnapshot hook). */
@@ -34,7 +35,7 @@ export class UsageExposition {
   blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
     if (this.#current?.snapshot === snapshot) return this.#current.block
     const previous = this.#current?.block
-    const block = renderUsageBlock(snapshot, this.#namespace, { signal: this.#controller.signal })
+    const block = renderUsageBlock(snapshot, this.#naming, { signal: this.#controller.signal })
     this.#current = { snapshot, block }
     const retirePrevious = () => previous?.then((replaced) => replaced.retire(), noop)
     block.then(retirePrevious, retirePrevious)

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
 import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
-import { ExpositionWriter } from '../metrics/exposition/writer.js'
+import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import { usageCollectorFamilies, writeBucketSeries } from './usage-series.js'
 
@@ -25,8 +25,8 @@ export type RenderReply =
 const port = parentPort
 if (!port) throw new Error('usage-render-worker must run on a worker thread')
 
-const { namespace } = workerData as { namespace: string }
-const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
+const { naming } = workerData as { naming: string | ExpositionNaming }
+const writer = new ExpositionWriter(naming, usageCollectorFamilies)
 const segments = new Map<string, DeflatedSegment[]>()
 let failure: Error | undefined
 

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition/block.js'
 import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
-import { ExpositionWriter } from '../metrics/exposition/writer.js'
+import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { startSiblingWorker } from '../worker-threads.js'
 import type { RenderMessage, RenderReply } from './usage-render-worker.js'
@@ -29,22 +29,22 @@ export interface RenderOptions {
  */
 export async function renderUsageBlock(
   snapshot: UsageSnapshot,
-  namespace: string,
+  naming: string | ExpositionNaming,
   options: RenderOptions,
 ): Promise<ExpositionBlock> {
   const { signal } = options
   signal.throwIfAborted()
   if (snapshot.buckets.length <= INLINE_BUCKETS) {
-    const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
+    const writer = new ExpositionWriter(naming, usageCollectorFamilies)
     writeSnapshotSeries(writer, snapshot)
     return ExpositionBlock.fromText(writer.families(), options)
   }
   // The snapshot-wide series here (a few lines), the buckets' on the worker.
-  const totalsWriter = new ExpositionWriter(namespace, usageCollectorFamilies)
+  const totalsWriter = new ExpositionWriter(naming, usageCollectorFamilies)
   writeSnapshotTotals(totalsWriter, snapshot)
   const totals = totalsWriter.families()
   const worker = startSiblingWorker(import.meta.url, 'usage-render-worker', {
-    workerData: { namespace },
+    workerData: { naming },
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   })
   const rendered = new Promise<ExpositionBlock>((resolve, reject) => {

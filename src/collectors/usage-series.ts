@@ -40,6 +40,16 @@ export const usageFamilies = describe('usage', {
     [],
     'Delete markers, summed over buckets scanned with versions.',
   ),
+  cluster_objects_size_distribution: family(
+    'gauge',
+    ['range'],
+    'Current objects per MinIO size range, summed over measured buckets whose source gives sizes (fs, s3); BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO.',
+  ),
+  cluster_objects_version_distribution: family(
+    'gauge',
+    ['range'],
+    'Keys per MinIO version-count range, summed over buckets scanned with versions (SCAN_VERSIONS).',
+  ),
   bucket_usage_total_bytes: family(
     'gauge',
     ['bucket'],
@@ -140,16 +150,31 @@ export function writeSnapshotSeries(out: Sink, snapshot: UsageSnapshot): void {
 export function writeSnapshotTotals(out: Sink, snapshot: UsageSnapshot): void {
   writeSourceUp(out, snapshot)
   const totals = { buckets: 0, bytes: 0, objects: 0, versions: 0, deleteMarkers: 0, versioned: false }
+  let sizeRanges: number[] | undefined
+  let versionRanges: number[] | undefined
   for (const { usage } of snapshot.buckets) {
     if (!usage) continue
     totals.buckets++
     totals.bytes += usage.bytes
     totals.objects += usage.objects
+    if (usage.sizeRanges) sizeRanges = addCounts(sizeRanges, usage.sizeRanges)
     if (usage.versions) {
       totals.versioned = true
       totals.versions += usage.versions.versions
       totals.deleteMarkers += usage.versions.deleteMarkers
+      versionRanges = addCounts(versionRanges, usage.versions.versionRanges)
     }
+  }
+  // MinIO's cluster-wide distributions: the sums of its per-bucket ones.
+  if (sizeRanges) {
+    forEachMinioSizeRange(sizeRanges, (range, count) => {
+      out.set('cluster_objects_size_distribution', { range }, count)
+    })
+  }
+  if (versionRanges) {
+    MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
+      out.set('cluster_objects_version_distribution', { range }, versionRanges[slot] ?? 0)
+    })
   }
   out.set('cluster_bucket_total', {}, totals.buckets)
   out.set('cluster_usage_total_bytes', {}, totals.bytes)
@@ -223,20 +248,34 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   if (usage.index) writeBucketIndex(out, name, usage.index)
 }
 
-/** MinIO's eleven `range` values, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {
+  forEachMinioSizeRange(counts, (range, count) => {
+    out.set('bucket_objects_size_distribution', { bucket: name, range }, count)
+  })
+}
+
+/** MinIO's eleven `range` values and counts, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
+function forEachMinioSizeRange(
+  counts: readonly number[],
+  each: (range: string, count: number) => void,
+): void {
   MINIO_SIZE_RANGES.forEach(({ name: range }, slot) => {
-    out.set('bucket_objects_size_distribution', { bucket: name, range }, counts[slot] ?? 0)
+    each(range, counts[slot] ?? 0)
     if (slot === MINIO_SIZE_AGGREGATE.after) {
       let aggregate = 0
       for (let member = MINIO_SIZE_AGGREGATE.from; member <= MINIO_SIZE_AGGREGATE.to; member++) {
         aggregate += counts[member] ?? 0
       }
-      out.set(
-        'bucket_objects_size_distribution',
-        { bucket: name, range: MINIO_SIZE_AGGREGATE.name },
-        aggregate,
-      )
+      each(MINIO_SIZE_AGGREGATE.name, aggregate)
     }
   })
+}
+
+/** `sum` plus `counts`, slot by slot (a new array when `sum` is undefined). */
+function addCounts(sum: number[] | undefined, counts: readonly number[]): number[] {
+  const added = sum ?? new Array<number>(counts.length).fill(0)
+  counts.forEach((count, slot) => {
+    added[slot] = (added[slot] ?? 0) + count
+  })
+  return added
 }

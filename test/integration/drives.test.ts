@@ -30,11 +30,24 @@ test('each drive of an ellipsis pattern is reported, a missing one offline, clus
   }
   const missing = join(root, 'disk4')
   assert.equal(sampleValue(scrape, 'objstore_node_drive_online', { drive: missing }), 0)
-  assert.equal(
-    scrape.samples.filter((sample) => sample.labels.drive === missing).length,
-    1,
-    'an offline drive has no capacity samples, only online 0',
+  assert.deepEqual(
+    scrape.samples.filter((sample) => sample.labels.drive === missing).map((sample) => sample.name),
+    [
+      'objstore_node_drive_online',
+      'objstore_node_drive_errors_availability',
+      'objstore_node_drive_errors_timeout',
+      'objstore_node_drive_io_waiting',
+    ],
+    'an offline drive has no capacity samples, only its state and error counters',
   )
+  // MinIO's per-drive counters: the failed statfs counts, no timeout, nothing left waiting.
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_errors_availability', { drive: missing }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_errors_timeout', { drive: missing }), 0)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_io_waiting', { drive: missing }), 0)
+  // One exporter is one MinIO node: the node's drive counts are the cluster's.
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_total'), 4)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_online_total'), 3)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_offline_total'), 1)
   assert.equal(sampleValue(scrape, 'objstore_cluster_drive_total'), 4)
   assert.equal(sampleValue(scrape, 'objstore_cluster_drive_online_total'), 3)
   assert.equal(sampleValue(scrape, 'objstore_cluster_drive_offline_total'), 1)
@@ -75,6 +88,13 @@ test('a stuck drive is offline while the others answer, and the scrape does not 
     assert.equal(sampleValue(scrape, 'objstore_node_drive_online', { drive: stuck }), 0)
     assert.equal(sampleValue(scrape, 'objstore_node_drive_online', { drive: join(root, 'disk1') }), 1)
     assert.equal(sampleValue(scrape, 'objstore_scrape_collector_success', { collector: 'drives' }), 1)
+    // MinIO's timeout counter counts each probe that gave up; its one call is still waiting.
+    assert.equal(
+      sampleValue(scrape, 'objstore_node_drive_errors_timeout', { drive: stuck }),
+      scrapeNumber + 1,
+    )
+    assert.equal(sampleValue(scrape, 'objstore_node_drive_io_waiting', { drive: stuck }), 1)
+    assert.equal(sampleValue(scrape, 'objstore_node_drive_io_waiting', { drive: join(root, 'disk1') }), 0)
   }
   assert.equal(stuckCalls, 1, 'the hung drive is asked once, not once per scrape')
   const reasons = exporter.logs.lines

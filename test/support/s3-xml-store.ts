@@ -35,6 +35,8 @@ export interface StoredBucket {
 
 export interface XmlStore {
   readonly endpoint: string
+  /** Environment that points the exporter's s3 source at this store, versions listed. */
+  readonly exporterEnv: Readonly<Record<string, string>>
   readonly seen: S3Request[]
   close(): Promise<void>
 }
@@ -65,8 +67,17 @@ export async function startXmlStore(buckets: readonly StoredBucket[], pageSize: 
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
+    exporterEnv: {
+      BUCKETS_SOURCE: 's3',
+      S3_ENDPOINT: endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: 'test',
+      S3_SECRET_ACCESS_KEY: 'test',
+      SCAN_VERSIONS: 'true',
+    },
     seen,
     async close() {
       server.closeAllConnections()

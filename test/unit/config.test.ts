@@ -16,6 +16,7 @@ test('defaults: documented port, /metrics, objstore namespace, ./data as the one
   assert.equal(config.PORT, 9786)
   assert.equal(config.METRICS_PATH, '/metrics')
   assert.equal(config.METRICS_NAMESPACE, 'objstore')
+  assert.equal(config.METRICS_SERVER_LABEL, '')
   assert.equal(config.DATA_DIR, './data')
   assert.deepEqual(config.DRIVES, ['./data'])
   assert.equal(config.EC_PARITY, 0)
@@ -45,6 +46,11 @@ const badCases: Array<[string, Record<string, string>, RegExp]> = [
     'namespace with a dash',
     { METRICS_NAMESPACE: 'obj-store' },
     /^METRICS_NAMESPACE="obj-store": expected a string/,
+  ],
+  [
+    'a server label with a space',
+    { METRICS_SERVER_LABEL: 'node 1' },
+    /^METRICS_SERVER_LABEL="node 1": expected a server name such as `minio-1:9000`/,
   ],
   ['metrics path without a slash', { METRICS_PATH: 'metrics' }, /^METRICS_PATH="metrics": expected a string/],
   [

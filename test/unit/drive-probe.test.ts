@@ -105,3 +105,25 @@ test('a probe that finds a pending call waits only for what is left of the timeo
   ])
   release?.(await statfs(tmpdir()))
 })
+
+test("MinIO's drive error counters and waiting calls: what the probes met, per drive", async () => {
+  let release: ((stats: StatsFs) => void) | undefined
+  const answers = new Map<string, () => Promise<StatsFs>>([
+    ['/mnt/ok', () => statfs(tmpdir())],
+    ['/mnt/missing', () => statfs('/nonexistent/objstore/drive')],
+    ['/mnt/hung', () => new Promise<StatsFs>((resolve) => (release = resolve))],
+  ])
+  const probe = new DriveProbe((path) => (answers.get(path) as () => Promise<StatsFs>)())
+  for (let round = 0; round < 3; round++) {
+    for (const path of answers.keys()) await probe.probe(path, 20)
+  }
+  assert.deepEqual(probe.errors('/mnt/ok'), { availability: 0, timeout: 0 })
+  assert.deepEqual(probe.errors('/mnt/missing'), { availability: 3, timeout: 0 })
+  // The first probe timed out, the next two found the same call still pending.
+  assert.deepEqual(probe.errors('/mnt/hung'), { availability: 3, timeout: 3 })
+  assert.equal(probe.waiting('/mnt/hung'), 1)
+  assert.equal(probe.waiting('/mnt/ok'), 0)
+  release?.(await statfs(tmpdir()))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(probe.waiting('/mnt/hung'), 0)
+})

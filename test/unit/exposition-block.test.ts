@@ -83,6 +83,23 @@ test('the block parses to what prom-client renders for the same snapshot, odd bu
   for (const name of ODD_NAMES) assert.ok(buckets.has(name), `bucket ${JSON.stringify(name)} round-trips`)
 })
 
+test('METRICS_SERVER_LABEL reaches every sample of a block, rendered inline or on the worker thread', async () => {
+  for (const count of [20, 450]) {
+    const { snapshot } = generateSnapshot({ buckets: manyNames(count), objectsPerBucket: 3 })
+    const naming = { namespace: 'minio', constLabels: { server: 'node-1:9000' } }
+    const parsed = parseExposition(
+      await blockText(await new UsageExposition(naming).blockFor(snapshot), 'text'),
+    )
+    assert.ok(parsed.samples.length > count * 10, `${count} buckets: ${parsed.samples.length} samples`)
+    assert.deepEqual(
+      parsed.samples.filter((sample) => sample.labels.server !== 'node-1:9000'),
+      [],
+      `${count} buckets`,
+    )
+    assert.ok(parsed.samples.some((sample) => sample.name === 'minio_cluster_objects_size_distribution'))
+  }
+})
+
 test('the block with odd bucket names is promtool-clean', { skip: promtoolSkipReason() }, async () => {
   const { snapshot } = generateSnapshot({ buckets: ODD_NAMES, objectsPerBucket: 5 })
   const block = await new UsageExposition('objstore').blockFor(snapshot)

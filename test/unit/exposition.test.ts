@@ -109,3 +109,42 @@ test('declared families are escaped alike, labels in declared order, histograms 
       'ns_bucket_object_size_bytes_count{bucket="photos"} 4\n',
   )
 })
+
+test("constant labels (METRICS_SERVER_LABEL) follow every declared family's own labels, histograms included", () => {
+  const families = describe('test', {
+    cluster_drive_total: declare('untyped', [], 'Drives.'),
+    node_drive_free_bytes: declare('gauge', ['drive'], 'Free.'),
+    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.'),
+    clashing: declare('gauge', ['server'], 'A family with its own server label.'),
+  })
+  const writer = new ExpositionWriter(
+    { namespace: 'minio', constLabels: { server: 'node-1:9000' } },
+    families,
+  )
+  writer.set('cluster_drive_total', {}, 2)
+  writer.set('node_drive_free_bytes', { drive: '/data' }, 7)
+  writer.histogram(
+    'bucket_object_size_bytes',
+    { bucket: 'b' },
+    { upperBounds: [1024], cumulativeCounts: [1], sum: 10, count: 1 },
+  )
+  assert.deepEqual(
+    Buffer.concat(familyParts(writer.families(), 'text'))
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#')),
+    [
+      'minio_cluster_drive_total{server="node-1:9000"} 2',
+      'minio_node_drive_free_bytes{drive="/data",server="node-1:9000"} 7',
+      'minio_bucket_object_size_bytes_bucket{bucket="b",server="node-1:9000",le="1024"} 1',
+      'minio_bucket_object_size_bytes_bucket{bucket="b",server="node-1:9000",le="+Inf"} 1',
+      'minio_bucket_object_size_bytes_sum{bucket="b",server="node-1:9000"} 10',
+      'minio_bucket_object_size_bytes_count{bucket="b",server="node-1:9000"} 1',
+    ],
+  )
+  // A family whose own label has the constant label's name would carry it twice: refused.
+  assert.throws(
+    () => writer.set('clashing', { server: 'x' }, 1),
+    /clashing: its label server is also a constant label/,
+  )
+})

@@ -26,6 +26,8 @@ import { generateSnapshot } from '../support/usage-snapshots.js'
  *   scrape duration; the snapshot's age, whose completion time is the test's clock so that the
  *   scanner does not start a scan within SCAN_INTERVAL) are replaced by `<duration>`; their
  *   names and labels stay;
+ * - the values of the drive error counters (PROBE_COUNTERS), which count the scrapes' own probes,
+ *   are replaced by `<probes>`;
  * - the build info's node_version label value (the Node release running the test) is `<node>`.
  * Nothing else is touched: bucket scan durations and last-success times are the snapshot's own.
  *
@@ -42,7 +44,11 @@ const RUNTIME_FAMILY = /^(process_|nodejs_)/
 const CLOCK_FAMILIES = new Set([
   'objstore_scrape_collector_duration_seconds',
   'objstore_usage_last_activity_nano_seconds',
+  'objstore_usage_last_scan_started_timestamp_seconds',
+  'objstore_usage_last_scan_completed_timestamp_seconds',
 ])
+/** Counters of drive probes: every scrape probes the drives, so each scrape counts one more. */
+const PROBE_COUNTERS = new Set(['objstore_node_drive_errors_availability'])
 
 /** Names a store allows and a few that test escaping and ordering. */
 const BUCKETS = [
@@ -90,11 +96,11 @@ function comparable(body: string): string {
     body
       .split('\n')
       .filter((line) => line === '# EOF' || line === '' || !RUNTIME_FAMILY.test(familyOf(line)))
-      .map((line) =>
-        !line.startsWith('#') && CLOCK_FAMILIES.has(familyOf(line))
-          ? line.replace(/ [^ ]+$/, ' <duration>')
-          : line,
-      )
+      .map((line) => {
+        if (line.startsWith('#')) return line
+        if (CLOCK_FAMILIES.has(familyOf(line))) return line.replace(/ [^ ]+$/, ' <duration>')
+        return PROBE_COUNTERS.has(familyOf(line)) ? line.replace(/ [^ ]+$/, ' <probes>') : line
+      })
       // The build info names the Node release running the test; the golden file names none.
       .map((line) => line.replaceAll(`node_version="${process.version}"`, 'node_version="<node>"'))
       .join('\n')
@@ -118,7 +124,12 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
     seed: 12,
   })
   // Completed now: the scanner schedules its first scan a SCAN_INTERVAL after it, not at once.
-  await saveState(stateFile, freezeSnapshot({ ...snapshot, completedAtMs: Date.now() }))
+  // Started 1.5 s before: the last scan's duration is a fixed figure, its times the clock's.
+  const completedAtMs = Date.now()
+  await saveState(
+    stateFile,
+    freezeSnapshot({ ...snapshot, completedAtMs, startedAtMs: completedAtMs - 1500 }),
+  )
   const running = await startExporter(
     {
       DATA_DIR: dataDir,

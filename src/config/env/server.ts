@@ -27,6 +27,16 @@ export const serverEnv = {
     pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$',
     description: 'Prefix of every exporter metric; `minio` gives MinIO v2-compatible names.',
   }),
+  METRICS_SERVER_LABEL: Type.String({
+    default: '',
+    maxLength: 255,
+    pattern: describedPattern(
+      '^[A-Za-z0-9._:@/\\[\\]-]*$',
+      'a server name such as `minio-1:9000` (letters, digits and `.`, `_`, `-`, `:`, `@`, `/`, `[`, `]`)',
+    ),
+    description:
+      'Adds `server="<value>"` to every exporter sample, as MinIO does (the `$server` variable of MinIO\'s node dashboard reads it); empty: no `server` label.',
+  }),
   SCRAPE_TIMEOUT_SECONDS: Type.Number({
     default: 10,
     exclusiveMinimum: 0,

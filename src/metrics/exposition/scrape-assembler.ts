@@ -2,7 +2,7 @@ import type { Families } from '../families.js'
 import type { MetricSet } from '../metric-set.js'
 import type { BlockFamily, ExpositionBlock } from './block.js'
 import type { ExpositionFamily } from './format.js'
-import { ExpositionWriter } from './writer.js'
+import { type ExpositionNaming, ExpositionWriter } from './writer.js'
 
 /** What one scrape serves: families rendered for it, and blocks rendered before it. */
 export interface ScrapeContent {
@@ -26,15 +26,15 @@ export interface ForeignFamilies {
 const SCRAPE_FIRST_CHUNK_BYTES = 256
 
 /**
- * Renders one scrape's content with the one writer: the set's families named under `namespace`
+ * Renders one scrape's content with the one writer: the set's families named under `naming`
  * in declaration order, then `foreign` families as they are; the set's blocks come as rendered.
  */
 export function renderScrape(
   set: MetricSet,
-  namespace: string,
+  naming: string | ExpositionNaming,
   foreign: readonly ExpositionFamily[] = [],
 ): ScrapeContent {
-  const writer = new ExpositionWriter<Families>(namespace, set.families, {
+  const writer = new ExpositionWriter<Families>(naming, set.families, {
     firstChunkBytes: SCRAPE_FIRST_CHUNK_BYTES,
   })
   set.writeTo(writer)
@@ -44,16 +44,16 @@ export function renderScrape(
 
 /**
  * Assembles what one scrape serves: the collectors' families (build info included) named under
- * the namespace, then the runtime families, and the blocks collectors attached. It sits after the
+ * the namespace, with the constant labels, then the runtime families, and the blocks collectors attached. It sits after the
  * collectors in the flow and knows them only by these interfaces.
  */
 export class ScrapeAssembler {
-  readonly #namespace: string
+  readonly #naming: ExpositionNaming
   readonly #collection: ScrapeCollection
   readonly #runtime: ForeignFamilies
 
-  constructor(options: { namespace: string; collection: ScrapeCollection; runtime: ForeignFamilies }) {
-    this.#namespace = options.namespace
+  constructor(options: ExpositionNaming & { collection: ScrapeCollection; runtime: ForeignFamilies }) {
+    this.#naming = { namespace: options.namespace, constLabels: options.constLabels ?? {} }
     this.#collection = options.collection
     this.#runtime = options.runtime
   }
@@ -63,6 +63,6 @@ export class ScrapeAssembler {
       this.#collection.run(budgetMs),
       this.#runtime.families(),
     ])
-    return renderScrape(collected, this.#namespace, runtimeFamilies)
+    return renderScrape(collected, this.#naming, runtimeFamilies)
   }
 }

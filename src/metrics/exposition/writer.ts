@@ -23,6 +23,16 @@ import {
   labelPairs,
 } from './format.js'
 
+/**
+ * How the exporter's own families are named: the namespace prefix (`METRICS_NAMESPACE`), and
+ * labels every one of their samples carries (`METRICS_SERVER_LABEL` gives `server`, as MinIO puts
+ * on each of its samples). A plain string is a namespace with no such labels.
+ */
+export interface ExpositionNaming {
+  readonly namespace: string
+  readonly constLabels?: Readonly<Record<string, string>>
+}
+
 interface PendingFamily {
   readonly key: string
   /** Full name, namespace included. */
@@ -45,6 +55,9 @@ interface PendingFamily {
  */
 export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   readonly #namespace: string
+  /** `name="value",...` of the naming's constant labels, appended to every declared family's. */
+  readonly #constPairs: string
+  readonly #constNames: readonly string[]
   readonly #declared: F
   readonly #firstChunkBytes: number
   readonly #families = new Map<string, PendingFamily>()
@@ -59,8 +72,15 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
    * `firstChunkBytes`: the first buffer of each family; the default suits a snapshot's families
    * (thousands of lines), a scrape's own families (a few lines each) take a smaller one.
    */
-  constructor(namespace: string, declared: F, options: { readonly firstChunkBytes?: number } = {}) {
+  constructor(
+    naming: string | ExpositionNaming,
+    declared: F,
+    options: { readonly firstChunkBytes?: number } = {},
+  ) {
+    const { namespace, constLabels = {} } = typeof naming === 'string' ? { namespace: naming } : naming
     this.#namespace = namespace
+    this.#constNames = Object.keys(constLabels)
+    this.#constPairs = labelPairs(Object.entries(constLabels))
     this.#declared = declared
     this.#firstChunkBytes = options.firstChunkBytes ?? FIRST_CHUNK_BYTES
   }
@@ -140,6 +160,9 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
     if (!family) {
       const definition = Object.hasOwn(this.#declared, key) ? this.#declared[key] : undefined
       if (!definition) throw new UndeclaredFamilyError(`${key}: not declared by the writer's families`)
+      const clash = definition.labels.find((label) => this.#constNames.includes(label))
+      if (clash !== undefined)
+        throw new UndeclaredLabelsError(`${key}: its label ${clash} is also a constant label`)
       family = {
         key,
         name: fullName(this.#namespace, key),
@@ -165,6 +188,7 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
       }
       pairs += `${index ? ',' : ''}${name}="${escapeLabelValue(value)}"`
     }
+    if (this.#constPairs) pairs += pairs ? `,${this.#constPairs}` : this.#constPairs
     this.#lastLabels = labels
     this.#lastNames = family.labelNames
     this.#lastPairs = pairs
