@@ -29,6 +29,7 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
   let rgwScrape: ParsedExposition
   let s3Scrape: ParsedExposition
   let s3Text: string
+  let rgwText: string
   /** What `radosgw-admin bucket limit check` says, with the same rgw_safe_max_objects_per_shard. */
   let limitCheck: {
     buckets: { bucket: string; num_shards: number; objects_per_shard: number; fill_status: string }[]
@@ -167,6 +168,7 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
     s3Scrape = await s3Exporter.scrape()
     const response = await fetch(`${s3Exporter.baseUrl}${s3Exporter.config.METRICS_PATH}`)
     s3Text = await response.text()
+    rgwText = await (await fetch(`${rgwExporter.baseUrl}${rgwExporter.config.METRICS_PATH}`)).text()
   })
   after(async () => {
     await rgwExporter?.close()
@@ -262,9 +264,10 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
     }
   })
 
-  it('promtool check metrics is clean on the scrape with settings and tags', (t) => {
+  it('promtool check metrics is clean on both scrapes (settings, tags, index fill)', (t) => {
     const skip = promtoolSkipReason()
     if (skip) return t.skip(skip)
     assert.equal(promtoolCheckMetrics(s3Text), '')
+    assert.equal(promtoolCheckMetrics(rgwText), '')
   })
 })
