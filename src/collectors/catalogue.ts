@@ -1,4 +1,5 @@
 import { type Families, unionOf } from '../metrics/families.js'
+import { bucketInfoFamilies } from './bucket-info-series.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
@@ -21,11 +22,12 @@ export const catalogue = unionOf(
     usageFamilies,
     usageAgeFamilies,
     prefixFamilies,
+    bucketInfoFamilies,
     scanHealthFamilies,
     exporterFamilies,
     loggerFamilies,
   ],
-  ['drives', 'usage', 'usage by age', 'usage prefixes', 'scan health', 'exporter', 'logger'],
+  ['drives', 'usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health', 'exporter', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

@@ -14,6 +14,7 @@ import {
 } from '../scanner/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
@@ -135,8 +136,8 @@ export const usageFamilies = describe('usage', {
 
 /** What the usage collector emits: the usage families and the scan health of the same snapshot. */
 export const usageCollectorFamilies = unionOf(
-  [usageFamilies, usageAgeFamilies, prefixFamilies, scanHealthFamilies],
-  ['usage', 'usage by age', 'usage prefixes', 'scan health'],
+  [usageFamilies, usageAgeFamilies, prefixFamilies, bucketInfoFamilies, scanHealthFamilies],
+  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health'],
 )
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
@@ -247,6 +248,8 @@ function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
   writeBucketAgeSeries(out, name, usage)
   if (usage.prefixes) writePrefixes(out, name, usage)
+  if (usage.settings) writeBucketInfo(out, name, usage.settings)
+  if (usage.index) writeBucketIndex(out, name, usage.index)
 }
 
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {

@@ -1,5 +1,6 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
+import { parseTagLabels } from '../scanner/sources/s3/settings.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
@@ -239,6 +240,7 @@ function checkRelations(raw: Env): Config {
   problems.push(...logging.problems)
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
+  problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection })
 }

@@ -7,6 +7,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
+import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import {
   mergePrefixes,
   PrefixFiguresSchema,
@@ -105,6 +106,10 @@ export const BucketUsageSchema = Type.Object({
   unreadableEntries: Type.Optional(Count),
   /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
   prefixes: Type.Optional(PrefixFiguresSchema),
+  /** Ownership and settings (bucket-settings.ts), where the source knows them. */
+  settings: Type.Optional(BucketSettingsSchema),
+  /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
+  index: Type.Optional(BucketIndexSchema),
 })
 
 /** Read-only all the way down: figures are frozen once measured. */
@@ -303,6 +308,9 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(storageClassBytes ? { storageClassBytes } : {}),
     ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
     ...(prefixes ? { prefixes } : {}),
+    // Settings are the bucket's, not a part's: either part's copy is the bucket's.
+    ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
+    ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
   }
 }
 

@@ -1,3 +1,9 @@
+import {
+  type BucketSettings,
+  LIFECYCLE_STATES,
+  OBJECT_LOCK_STATES,
+  VERSIONING_STATES,
+} from '../../src/scanner/bucket-settings.js'
 import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
 import { ROOT_PREFIX } from '../../src/scanner/prefix-sketch.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
@@ -145,6 +151,32 @@ function bucketUsage(
     ...(index % 3 === 0 ? { quotaBytes: 2 ** 40 } : {}),
     // What an fs walk could not read; the family appears only where a source reports it.
     ...(index % 5 === 0 ? { unreadableEntries: index % 3 } : {}),
+    ...(index % 4 === 0 ? { settings: bucketSettings(index) } : {}),
+    // rgw's index fill: 11 shards, RGW_SAFE_MAX_OBJECTS_PER_SHARD 102,400.
+    ...(index % 6 === 0
+      ? {
+          index: {
+            shards: 11,
+            objectsPerShard: index * 30_000,
+            fillRatio: (index * 30_000) / 102_400,
+            fillStatus: index === 0 ? ('OK' as const) : ('OVER' as const),
+          },
+        }
+      : {}),
+  }
+}
+
+/** bucket_info and bucket_tag_info for every fourth bucket, with values that need escaping. */
+function bucketSettings(index: number): BucketSettings {
+  return {
+    owner: index % 8 === 0 ? 'acme$owner "a\\b"' : `user-${index % 3}`,
+    tenant: index % 8 === 0 ? 'acme' : '',
+    versioning: VERSIONING_STATES[index % VERSIONING_STATES.length] as BucketSettings['versioning'],
+    objectLock: OBJECT_LOCK_STATES[
+      Math.floor(index / 4) % OBJECT_LOCK_STATES.length
+    ] as BucketSettings['objectLock'],
+    lifecycle: LIFECYCLE_STATES[index % LIFECYCLE_STATES.length] as BucketSettings['lifecycle'],
+    tags: index % 12 === 0 ? { team: 'storage\ncore', cost_center: `cc-${index}` } : {},
   }
 }
 

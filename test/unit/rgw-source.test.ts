@@ -21,13 +21,30 @@ const MiB = 1024 * 1024
 
 describe('rgw source: admin counters as bucket usage', () => {
   it('takes bytes and objects from rgw.main, incomplete uploads from rgw.multimeta', () => {
-    assert.deepEqual(usageOf('plain'), { bytes: 100 + 5000 + MiB, objects: 3, multipart: { incomplete: 0 } })
+    const settings = { owner: 'objstore-test', tenant: '' }
+    // 11 shards (Ceph 16's default), a few entries: 0 per shard, RGW's "OK".
+    const index = { shards: 11, objectsPerShard: 0, fillRatio: 0, fillStatus: 'OK' }
+    assert.deepEqual(usageOf('plain'), {
+      bytes: 100 + 5000 + MiB,
+      objects: 3,
+      multipart: { incomplete: 0 },
+      settings,
+      index,
+    })
     assert.deepEqual(usageOf('multipart'), {
       bytes: 5 * MiB + 2000 + 5 * MiB + 1000,
       objects: 3,
       multipart: { incomplete: 1 },
+      settings,
+      index,
     })
-    assert.deepEqual(usageOf('empty'), { bytes: 0, objects: 0, multipart: { incomplete: 0 } })
+    assert.deepEqual(usageOf('empty'), {
+      bytes: 0,
+      objects: 0,
+      multipart: { incomplete: 0 },
+      settings,
+      index,
+    })
   })
 
   it('reports an enabled quota with a byte limit, and no quota otherwise', () => {

@@ -25,5 +25,9 @@ export const rgwSource = defineSource({
       adminPath: settings.RGW_ADMIN_PATH,
       requestTimeoutMs: settings.SCAN_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: settings.RGW_MAX_RESPONSE_BYTES,
+      indexLimits: {
+        maxObjectsPerShard: settings.RGW_SAFE_MAX_OBJECTS_PER_SHARD,
+        warningPercent: settings.RGW_SHARD_WARNING_PERCENT,
+      },
     }),
 })

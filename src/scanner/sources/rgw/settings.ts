@@ -22,6 +22,20 @@ export const rgwEnv = {
     description:
       '`rgw`: the most bytes the admin API\'s bucket stats answer may hold (default 128 MiB: about 150,000 buckets at some 850 bytes each; raise it for more). Past it the answer is not read further and the scan fails with "answer larger than RGW_MAX_RESPONSE_BYTES".',
   }),
+  RGW_SAFE_MAX_OBJECTS_PER_SHARD: Type.Integer({
+    default: 102400,
+    minimum: 1,
+    maximum: 1000000000,
+    description:
+      "`rgw`: RGW's `rgw_safe_max_objects_per_shard` (default 102,400, what `radosgw-admin bucket limit check` measures against; not dynamic resharding's `rgw_max_objs_per_shard`), which the admin API does not serve: the full mark of `bucket_index_fill_ratio`, past it OVER. Set it to your RGW's value.",
+  }),
+  RGW_SHARD_WARNING_PERCENT: Type.Integer({
+    default: 90,
+    minimum: 1,
+    maximum: 100,
+    description:
+      "`rgw`: RGW's `rgw_shard_warning_threshold` (default 90): from this fill percent `bucket_index_fill_status` is WARN, as in `radosgw-admin bucket limit check`.",
+  }),
 }
 
 export type RgwSettings = EnvValues<typeof rgwEnv>

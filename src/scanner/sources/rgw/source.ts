@@ -1,9 +1,11 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import { withoutCredentials } from '../../../config/url-credentials.js'
+import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { RgwAdminClient } from './admin.js'
 import { classifyRgwError } from './errors.js'
+import { DEFAULT_INDEX_LIMITS, type IndexLimits, indexFill } from './index-fill.js'
 import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats, type RgwStatsEntry } from './stats.js'
 
 export interface RgwSourceOptions {
@@ -20,6 +22,8 @@ export interface RgwSourceOptions {
   readonly requestTimeoutMs?: number
   /** RGW_MAX_RESPONSE_BYTES: the admin answer is not read past this many bytes. */
   readonly maxResponseBytes?: number
+  /** RGW_SAFE_MAX_OBJECTS_PER_SHARD, RGW_SHARD_WARNING_PERCENT: RGW's limits for the index fill. */
+  readonly indexLimits?: IndexLimits
 }
 
 /**
@@ -42,8 +46,10 @@ class RgwUsageSource implements UsageSource {
   readonly id: string
   readonly #client: RgwAdminClient
   readonly #retry: RetryPolicy
+  readonly #indexLimits: IndexLimits
 
   constructor(options: RgwSourceOptions) {
+    this.#indexLimits = options.indexLimits ?? DEFAULT_INDEX_LIMITS
     this.id = `rgw:${withoutCredentials(options.endpoint)}`
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
@@ -87,7 +93,7 @@ class RgwUsageSource implements UsageSource {
             cause: entry.error,
           })
         }
-        return usageFromStats(entry.stats)
+        return usageFromStats(entry.stats, this.#indexLimits)
       },
     }
     return round
@@ -102,13 +108,18 @@ export function bucketName(stats: { readonly bucket: string; readonly tenant: st
 }
 
 /** What the admin API's counters say about one bucket, in the scanner's terms. */
-export function usageFromStats(stats: RgwBucketStats): BucketUsage {
+export function usageFromStats(stats: RgwBucketStats, limits = DEFAULT_INDEX_LIMITS): BucketUsage {
   const main = categoryUsage(stats, RGW_MAIN)
   const quota = stats.quota
+  const index = indexFill(stats, limits)
   return {
     bytes: main.sizeBytes,
     objects: main.objects,
     multipart: { incomplete: categoryUsage(stats, RGW_MULTIMETA).objects },
     ...(quota?.enabled && quota.maxSizeBytes !== undefined ? { quotaBytes: quota.maxSizeBytes } : {}),
+    // bucket_info: who owns it and its tenant ('' for the global one); the admin API's bucket
+    // stats carry no versioning, object lock, lifecycle or tags, so those labels stay empty.
+    settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) },
+    ...(index ? { index } : {}),
   }
 }

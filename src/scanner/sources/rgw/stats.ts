@@ -34,6 +34,8 @@ export interface RgwBucketStats {
   readonly quota: RgwBucketQuota | undefined
   /** Creation time in ms since the epoch, when RGW reports it. */
   readonly createdMs: number | undefined
+  /** Index shards (`num_shards`); undefined when not reported or the bucket is indexless. */
+  readonly shards: number | undefined
 }
 
 /** The category holding objects (every version) and the parts of incomplete multipart uploads. */
@@ -122,6 +124,10 @@ export function parseBucketStats(value: unknown, where = 'bucket'): RgwBucketSta
     usage,
     quota: parseQuota(value.bucket_quota, `${where}(${name}).bucket_quota`),
     createdMs: parseTime(value.creation_time),
+    shards:
+      value.num_shards === undefined || value.index_type === 'Indexless'
+        ? undefined
+        : count(value.num_shards, `${where}(${name}).num_shards`),
   }
 }
 

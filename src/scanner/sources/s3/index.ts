@@ -2,6 +2,7 @@ import { type PrefixVariables, prefixSettings } from '../../../config/env/prefix
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import {
+  parseTagLabels,
   S3_CREDENTIAL_URL_VARIABLES,
   S3_SECRET_VARIABLES,
   type S3Settings,
@@ -42,6 +43,8 @@ export const s3Source = defineSource({
       prefixes: prefixSettings(settings),
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
+      bucketSettings: settings.S3_BUCKET_SETTINGS,
+      tagLabels: parseTagLabels(settings.BUCKET_TAG_LABELS).labels,
       logger,
     }),
 })

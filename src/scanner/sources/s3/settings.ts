@@ -72,6 +72,16 @@ export const s3Env = {
   }),
   S3_ACCESS_KEY_ID: s3ConnectionEnv.S3_ACCESS_KEY_ID,
   S3_SECRET_ACCESS_KEY: s3ConnectionEnv.S3_SECRET_ACCESS_KEY,
+  S3_BUCKET_SETTINGS: Type.Boolean({
+    default: false,
+    description:
+      "`s3`: read each bucket's settings every scan for `bucket_info` (GetBucketVersioning, GetObjectLockConfiguration, GetBucketLifecycleConfiguration: three requests per bucket). A call the store does not implement leaves its label empty.",
+  }),
+  BUCKET_TAG_LABELS: Type.String({
+    default: '',
+    description:
+      '`s3`: comma-separated bucket tag keys exported as `bucket_tag_info` (GetBucketTagging, one request per bucket per scan), each as `key` (label name: the key with every character but letters, digits and _ as _) or `key=label_name`; at most 16, two keys on one name refused. Empty: no tags read.',
+  }),
 }
 
 export type S3ConnectionSettings = EnvValues<typeof s3ConnectionEnv>
@@ -97,3 +107,65 @@ export const s3ConnectionRequirements: readonly Requirement<S3ConnectionSettings
 export const S3_SECRET_VARIABLES = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
 /** May carry credentials in its user info: shown only through `withoutCredentials`. */
 export const S3_CREDENTIAL_URL_VARIABLES = ['S3_ENDPOINT'] as const
+
+/**
+ * BUCKET_TAG_LABELS: which bucket tags become bucket_tag_info series, and under which label name.
+ * `team,cost-center=cost_center,app.kubernetes.io/name`: a tag key alone takes its sanitised
+ * form as label name (every character but letters, digits and _ becomes _, a leading digit gets
+ * a _ before it); `key=name` names it. Two keys mapping to one name are refused at start, as are
+ * names Prometheus reserves (`__...`) and more than MAX_TAG_LABELS keys. The config reads this
+ * (src/config/load.ts) to refuse a bad list at start.
+ */
+
+/** The most tag keys an allowlist may name (each is one series per bucket that carries it). */
+export const MAX_TAG_LABELS = 16
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
+
+/** A tag key as a Prometheus label name. */
+export function sanitiseLabelName(key: string): string {
+  const replaced = key.replace(/[^a-zA-Z0-9_]/g, '_')
+  return /^[0-9]/.test(replaced) ? `_${replaced}` : replaced
+}
+
+export interface TagLabels {
+  /** Tag key -> label name. */
+  readonly labels: ReadonlyMap<string, string>
+  /** One line each, naming BUCKET_TAG_LABELS. */
+  readonly problems: readonly string[]
+}
+
+export function parseTagLabels(text: string): TagLabels {
+  const labels = new Map<string, string>()
+  const problems: string[] = []
+  const keyOf = new Map<string, string>()
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+  if (items.length > MAX_TAG_LABELS) {
+    problems.push(`BUCKET_TAG_LABELS: expected at most ${MAX_TAG_LABELS} tag keys, got ${items.length}`)
+  }
+  for (const item of items) {
+    const equals = item.lastIndexOf('=')
+    const key = (equals < 0 ? item : item.slice(0, equals)).trim()
+    const name = equals < 0 ? sanitiseLabelName(key) : item.slice(equals + 1).trim()
+    if (key === '' || key.length > 128) {
+      problems.push(`BUCKET_TAG_LABELS: ${JSON.stringify(item)}: expected a tag key of 1 to 128 characters`)
+    } else if (!LABEL_NAME.test(name) || name.startsWith('__')) {
+      problems.push(
+        `BUCKET_TAG_LABELS: ${JSON.stringify(item)}: expected a label name (letters, digits, _, not starting with a digit or __), got ${JSON.stringify(name)}`,
+      )
+    } else if (labels.has(key)) {
+      problems.push(`BUCKET_TAG_LABELS: tag key ${JSON.stringify(key)} is listed twice`)
+    } else if (keyOf.has(name)) {
+      problems.push(
+        `BUCKET_TAG_LABELS: tag keys ${JSON.stringify(keyOf.get(name))} and ${JSON.stringify(key)} both map to label ${name}; name one with key=label`,
+      )
+    } else {
+      labels.set(key, name)
+      keyOf.set(name, key)
+    }
+  }
+  return { labels, problems }
+}

@@ -7,6 +7,7 @@ import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import { type VersionEntry, VersionListingFold } from '../../version-listing.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
 import { objectSize } from './errors.js'
 import { measureMultipart } from './multipart.js'
@@ -21,6 +22,9 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly multipartStaleDays?: number
   /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
   readonly prefixes?: PrefixSettings | undefined
+  /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
+  readonly bucketSettings?: boolean
+  readonly tagLabels?: ReadonlyMap<string, string>
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -54,6 +58,7 @@ class S3UsageSource implements UsageSource {
   readonly #options: S3SourceOptions
   readonly #retry: RetryPolicy
   readonly #unsupported = new Set<Optional>()
+  readonly #settings: BucketSettingsReader
 
   constructor(options: S3SourceOptions) {
     this.#options = options
@@ -61,6 +66,13 @@ class S3UsageSource implements UsageSource {
     // Shown in logs and kept in the state file: never with user info from the URL.
     this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
     this.#client = createCheckedClient(options)
+    this.#settings = new BucketSettingsReader({
+      client: this.#client,
+      logger: options.logger,
+      retry: this.#retry,
+      settings: options.bucketSettings ?? false,
+      tagLabels: options.tagLabels ?? new Map(),
+    })
   }
 
   async beginScan(options: { signal: AbortSignal; fixedBuckets?: readonly string[]; startedMs?: number }) {
@@ -120,7 +132,8 @@ class S3UsageSource implements UsageSource {
           this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
       }),
     )
-    return multipart ? { ...usage, multipart } : usage
+    const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
+    return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
   }
 
   /** Runs an optional call unless the store said it does not implement it; undefined when it does not. */
