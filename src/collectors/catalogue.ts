@@ -1,4 +1,5 @@
 import { type Families, unionOf } from '../metrics/families.js'
+import { budgetFamilies } from './budget-families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
@@ -8,13 +9,13 @@ import { usageFamilies } from './usage-series.js'
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, scan-health.ts,
- * exporter-families.ts, logger.ts). Its order is the exposition order. The README's metrics
+ * exporter-families.ts, budget-families.ts, logger.ts). Its order is the exposition order. The README's metrics
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
  */
 export const catalogue = unionOf(
-  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, loggerFamilies],
-  ['drives', 'usage', 'scan health', 'exporter', 'logger'],
+  [drivesFamilies, usageFamilies, scanHealthFamilies, exporterFamilies, budgetFamilies, loggerFamilies],
+  ['drives', 'usage', 'scan health', 'exporter', 'series budget', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

@@ -14,6 +14,7 @@ import {
 } from '../scanner/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -53,76 +54,91 @@ export const usageFamilies = describe('usage', {
     'gauge',
     ['bucket'],
     "Bytes of current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main size counter, which also counts noncurrent versions and the parts of incomplete multipart uploads.",
+    'usage',
   ),
   bucket_usage_object_total: family(
     'untyped',
     ['bucket'],
     "Current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main object counter, which also counts noncurrent versions (not delete markers) and the parts of incomplete multipart uploads.",
+    'usage',
   ),
   bucket_usage_version_total: family(
     'untyped',
     ['bucket'],
     'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_usage_deletemarker_total: family(
     'untyped',
     ['bucket'],
     'Delete markers in the bucket (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_noncurrent_bytes: family(
     'gauge',
     ['bucket'],
     'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_quota_total_bytes: family(
     'gauge',
     ['bucket'],
     'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
+    'quota',
   ),
   bucket_objects_size_distribution: family(
     'gauge',
     ['bucket', 'range'],
     'Current objects per MinIO size range (BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO).',
+    'sizes',
   ),
   bucket_objects_version_distribution: family(
     'gauge',
     ['bucket', 'range'],
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
+    'versions',
   ),
   bucket_object_size_bytes: family(
     'histogram',
     ['bucket'],
     'Size of current objects in the bucket, as a histogram (use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
+    'sizes',
   ),
   bucket_largest_object_bytes: family(
     'gauge',
     ['bucket'],
     'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
+    'sizes',
   ),
   bucket_newest_object_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Last-modified time (mtime for fs) of the newest current object, seconds since the epoch.',
+    'times',
   ),
   bucket_oldest_object_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Last-modified time (mtime for fs) of the oldest current object, seconds since the epoch.',
+    'times',
   ),
   bucket_storage_class_bytes: family(
     'gauge',
     ['bucket', 'storage_class'],
     'Bytes of current objects per storage class, as the store lists them (s3).',
+    'storage_class',
   ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
     "Multipart uploads started and neither completed nor aborted (s3, where the store lists them; rgw: RGW's rgw.multimeta counter).",
+    'multipart',
   ),
   bucket_multipart_oldest_initiated_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Initiation time of the oldest incomplete multipart upload, seconds since the epoch.',
+    'multipart',
   ),
   usage_last_activity_nano_seconds: family(
     'gauge',
@@ -131,8 +147,14 @@ export const usageFamilies = describe('usage', {
   ),
 })
 
-/** What the usage collector emits: the usage families and the scan health of the same snapshot. */
-export const usageCollectorFamilies = unionOf([usageFamilies, scanHealthFamilies], ['usage', 'scan health'])
+/**
+ * What the usage collector emits: the usage families, the scan health of the same snapshot and
+ * what the series budget left out of it.
+ */
+export const usageCollectorFamilies = unionOf(
+  [usageFamilies, scanHealthFamilies, budgetFamilies],
+  ['usage', 'scan health', 'series budget'],
+)
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
 
@@ -187,7 +209,8 @@ export function writeBucketSeries(out: Sink, record: BucketRecord): void {
   if (record.usage) writeBucketUsage(out, record.name, record.usage)
 }
 
-function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
+/** A bucket's figures (the `_other` row of BUCKETS_TOP_N too: its figures are sums). */
+export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_object_total', bucket, usage.objects)
