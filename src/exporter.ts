@@ -16,6 +16,7 @@ import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
+import { SOURCES } from './scanner/sources/list.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -50,7 +51,9 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const { logger } = options
   const budget = seriesBudgetOf(config)
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
-  await mkdir(config.DATA_DIR, { recursive: true })
+  // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
+  if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
+    await mkdir(config.DATA_DIR, { recursive: true })
   const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }))
   const naming: ExpositionNaming = {
     namespace: config.METRICS_NAMESPACE,
@@ -91,6 +94,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     drives: () => config.DRIVES.map((path) => ({ path, state: drives.lastStates.get(path) })),
     waitingFor: () => readiness.waitingFor(),
     usage: () => scanner.snapshot,
+    sourceFailure: () => scanner.sourceFailure,
+    nextScanAtMs: () => scanner.nextScanAtMs,
   }
   const app = await buildApp({
     config,

@@ -1,6 +1,8 @@
 import { type Config, ConfigError, type ConfigWarning, loadConfiguration } from './config/load.js'
+import type { StartupSummary } from './config/source-checks.js'
 import { createExporter, type Exporter } from './exporter.js'
 import { createLogger } from './logging/create-logger.js'
+import { routeProcessWarnings } from './logging/process-warnings.js'
 import { settleStuckWalks, stuckWalks } from './scanner/sources/fs/walk-pool.js'
 import { VERSION } from './version.js'
 
@@ -8,17 +10,26 @@ import { VERSION } from './version.js'
 async function main(): Promise<void> {
   let config: Config
   let warnings: readonly ConfigWarning[]
+  let otherSourceVariables: readonly string[]
+  let summary: StartupSummary
   try {
-    ;({ config, warnings } = loadConfiguration(process.env))
+    ;({ config, warnings, otherSourceVariables, summary } = loadConfiguration(process.env))
   } catch (error) {
     refuseConfiguration(error)
   }
   const logging = createLogger(config)
   const { logger } = logging
+  routeProcessWarnings(logger)
   for (const { variable, closest, origin } of warnings) {
     logger.warn(
       { variable, closest, origin },
       `unknown variable ${variable} ignored; did you mean ${closest}?`,
+    )
+  }
+  if (otherSourceVariables.length > 0) {
+    logger.warn(
+      { variables: otherSourceVariables, source: config.BUCKETS_SOURCE },
+      `${otherSourceVariables.join(', ')} set, but BUCKETS_SOURCE=${config.BUCKETS_SOURCE} reads none of them; is BUCKETS_SOURCE the one meant?`,
     )
   }
   let exporter: Exporter
@@ -38,8 +49,8 @@ async function main(): Promise<void> {
       address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
       authentication:
         config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
-      drives: config.DRIVES,
       namespace: config.METRICS_NAMESPACE,
+      ...summary,
       ...logging.banner,
     },
     'objstore-exporter listening',

@@ -14,12 +14,12 @@ export const drivesFamilies = describe('drives', {
   node_drive_used_bytes: family(
     'gauge',
     ['drive'],
-    'Used bytes of the filesystem holding the drive path (total minus free blocks).',
+    'Used bytes of the filesystem holding the drive path: statfs (blocks - bfree) x bsize, what df shows as Used. Use% as df computes it: used / (used + free_bytes).',
   ),
   node_drive_free_bytes: family(
     'gauge',
     ['drive'],
-    'Bytes available to unprivileged users on the drive (statfs bavail).',
+    "Bytes available to unprivileged users on the drive: statfs bavail x bsize, df's Avail (node_exporter's node_filesystem_avail_bytes; its free_bytes is bfree, which counts blocks reserved for root).",
   ),
   node_drive_total_inodes: family(
     'gauge',
@@ -135,6 +135,8 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
       out.set('cluster_drive_total', {}, options.drives.length)
       out.set('cluster_drive_online_total', {}, online)
       out.set('cluster_drive_offline_total', {}, options.drives.length - online)
+      // No drive configured (a remote source without DRIVES): the capacity is unknown, not zero.
+      if (options.drives.length === 0) return
       out.set('cluster_capacity_raw_total_bytes', {}, rawTotal)
       out.set('cluster_capacity_raw_free_bytes', {}, rawFree)
       out.set('cluster_capacity_usable_total_bytes', {}, Math.floor(rawTotal * dataShare))

@@ -28,6 +28,21 @@ export const scanHealthFamilies = describe('scanner', {
     'Files and folders below the bucket that its last successful scan could not read (fs: path over PATH_MAX, I/O error, permission); the figures leave them out.',
     'scan',
   ),
+  usage_last_scan_duration_seconds: family(
+    'gauge',
+    [],
+    'How long the last completed scan round took, listing and every selected bucket (SCAN_INTERVAL_SECONDS apart).',
+  ),
+  usage_last_scan_started_timestamp_seconds: family(
+    'gauge',
+    [],
+    'When the last completed scan round started, seconds since the epoch.',
+  ),
+  usage_last_scan_completed_timestamp_seconds: family(
+    'gauge',
+    [],
+    'When the last completed scan round ended and its figures were published, seconds since the epoch.',
+  ),
   source_up: family(
     'gauge',
     ['source'],
@@ -37,9 +52,18 @@ export const scanHealthFamilies = describe('scanner', {
 
 type Sink = MetricSink<typeof scanHealthFamilies>
 
-/** Whether the source answered the snapshot's scan. */
+/** Whether the source answered the snapshot's scan, and when that scan ran. */
 export function writeSourceUp(out: Sink, snapshot: UsageSnapshot): void {
   out.set('source_up', { source: snapshot.sourceName }, snapshot.sourceUp ? 1 : 0)
+  out.set('usage_last_scan_completed_timestamp_seconds', {}, snapshot.completedAtMs / 1000)
+  // A state file of an earlier version has no start: duration and start are then unknown.
+  if (snapshot.startedAtMs === undefined) return
+  out.set('usage_last_scan_started_timestamp_seconds', {}, snapshot.startedAtMs / 1000)
+  out.set(
+    'usage_last_scan_duration_seconds',
+    {},
+    Math.max(0, snapshot.completedAtMs - snapshot.startedAtMs) / 1000,
+  )
 }
 
 /** One bucket's last scan: success, duration, last success and unreadable entries. */

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
+import { ConfigError } from './config-error.js'
 import { type ParsedDotenv, parseDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
@@ -13,6 +14,14 @@ import {
   SECRET_VARIABLES,
 } from './schema.js'
 import { type PropertySchema, patternMeaning } from './schema-helpers.js'
+import {
+  driveListText,
+  emptyValueProblems,
+  otherSourceVariables,
+  SOURCE_SELECTING_VARIABLES,
+  type StartupSummary,
+  startupSummary,
+} from './source-checks.js'
 import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
 
@@ -27,13 +36,7 @@ export type Config = Readonly<
   } & BucketSelection
 >
 
-/** Start-up refused: one line per bad variable, ready to print as is. */
-export class ConfigError extends Error {
-  constructor(readonly lines: readonly string[]) {
-    super(lines.join('\n'))
-    this.name = 'ConfigError'
-  }
-}
+export { ConfigError }
 
 interface AjvError {
   instancePath: string
@@ -57,6 +60,10 @@ export interface ConfigWarning {
 export interface LoadedConfig {
   readonly config: Config
   readonly warnings: readonly ConfigWarning[]
+  /** Variables set for a source other than BUCKETS_SOURCE's, which it never reads (sorted). */
+  readonly otherSourceVariables: readonly string[]
+  /** The active source, its endpoint, the bucket selection, the interval and drives: the start-up line. */
+  readonly summary: StartupSummary
 }
 
 /** Where a value came from; undefined for the environment, the usual case, which lines leave unsaid. */
@@ -86,7 +93,8 @@ export function loadConfiguration(
   options: LoadOptions = {},
 ): LoadedConfig {
   const problems: string[] = []
-  const values = sourcedValues(env, options.dotenvPath ?? '.env', problems)
+  const empty = new Set<string>()
+  const values = sourcedValues(env, options.dotenvPath ?? '.env', problems, empty)
   const properties = envSchema.properties as Record<string, PropertySchema>
   const warnings: ConfigWarning[] = []
   for (const unknown of unknownVariables(values.keys(), Object.keys(properties), GUARDED_VARIABLES)) {
@@ -95,8 +103,19 @@ export function loadConfiguration(
       problems.push(
         `${unknown.name}: not a variable of objstore-exporter; did you mean ${unknown.closest}? A security setting is never ignored: rename or remove it${originSuffix(origin)}`,
       )
+    } else if (SOURCE_SELECTING_VARIABLES.has(unknown.closest)) {
+      problems.push(
+        `${unknown.name}: not a variable of objstore-exporter; did you mean ${unknown.closest}? It chooses which store is read, so it is never ignored: rename or remove it${originSuffix(origin)}`,
+      )
     } else
       warnings.push({ variable: unknown.name, closest: unknown.closest, origin: origin ?? 'the environment' })
+  }
+  // `S3_ENDPOINT_URL=` with S3_ENDPOINT unset: empty, but as much a wrong turn to another store.
+  for (const unknown of unknownVariables(empty, Object.keys(properties), GUARDED_VARIABLES)) {
+    if (SOURCE_SELECTING_VARIABLES.has(unknown.closest) && !values.has(unknown.closest))
+      problems.push(
+        `${unknown.name}: set but empty, and not a variable of objstore-exporter; did you mean ${unknown.closest}? It chooses which store is read, so it is never ignored: rename or remove it`,
+      )
   }
 
   // Numbers reach Ajv as numbers, already checked, so its Number() coercion never runs on them.
@@ -121,24 +140,39 @@ export function loadConfiguration(
     const named = new Set(problems.map((line) => line.split(/[=:]/)[0]))
     problems.push(...describeErrors(errors, values).filter((line) => !named.has(line.split(/[=:]/)[0])))
   }
+  if (raw !== undefined) problems.push(...emptyValueProblems(raw, empty))
   if (problems.length > 0 || raw === undefined) throw new ConfigError(problems)
-  return { config: checkRelations(raw), warnings }
+  const config = checkRelations(raw)
+  return {
+    config,
+    warnings,
+    otherSourceVariables: otherSourceVariables(raw, values.keys()),
+    summary: startupSummary(raw, config.DRIVES),
+  }
 }
 
 /**
  * Every non-blank value of the .env file and the environment, trimmed, with where it came from;
- * the environment wins unless it leaves the variable empty. Problems of the file go to `problems`.
+ * the environment wins unless it leaves the variable empty. Problems of the file go to `problems`,
+ * the names set but blank (in both, when in both) to `empty`.
  */
 function sourcedValues(
   env: Record<string, string | undefined>,
   dotenvPath: string | false,
   problems: string[],
+  empty: Set<string>,
 ): Map<string, SourcedValue> {
   const values = new Map<string, SourcedValue>()
   const add = (name: string, value: string | undefined, origin?: string) => {
-    // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply.
-    if (value !== undefined && value.trim() !== '')
-      values.set(name, origin === undefined ? { text: value.trim() } : { text: value.trim(), origin })
+    if (value === undefined) return
+    // An empty variable means "unset" (a common shell and compose idiom), so defaults still apply;
+    // the few a source refuses empty are checked by emptyValueProblems.
+    if (value.trim() === '') {
+      if (!values.has(name)) empty.add(name)
+      return
+    }
+    empty.delete(name)
+    values.set(name, origin === undefined ? { text: value.trim() } : { text: value.trim(), origin })
   }
   if (dotenvPath !== false) {
     const dotenv = readDotenv(dotenvPath)
@@ -197,8 +231,9 @@ function checkRelations(raw: Env): Config {
   const problems: string[] = checkRequirements(raw)
   let drives: string[] = []
   try {
-    drives = expandDriveList(raw.DRIVES === '' ? raw.DATA_DIR : raw.DRIVES)
-    if (drives.length === 0) problems.push('DRIVES: expected at least one drive path')
+    const listed = driveListText(raw)
+    drives = listed === '' ? [] : expandDriveList(listed)
+    if (listed !== '' && drives.length === 0) problems.push('DRIVES: expected at least one drive path')
   } catch (error) {
     if (!(error instanceof EllipsisError)) throw error
     problems.push(`DRIVES: ${error.message}`)

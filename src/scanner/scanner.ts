@@ -41,6 +41,8 @@ export class UsageScanner {
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
+  /** When the scheduled scan starts, ms since the epoch; undefined while one runs or once closed. */
+  #nextScanAtMs: number | undefined
   #sourceFailure: string | undefined
   #stateFailure: string | undefined
   /** The records last refused, so the same refusal is not logged after every scan. */
@@ -58,6 +60,16 @@ export class UsageScanner {
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
   get snapshot(): UsageSnapshot | undefined {
     return this.#snapshot
+  }
+
+  /** When the next scan starts (ms since the epoch); undefined while a scan runs, or once closed. */
+  get nextScanAtMs(): number | undefined {
+    return this.#nextScanAtMs
+  }
+
+  /** Why the source failed the last scan (secrets are the page's and the log's to scrub); undefined when up. */
+  get sourceFailure(): string | undefined {
+    return this.#sourceFailure
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -103,6 +115,7 @@ export class UsageScanner {
     if (this.#closed) return Promise.reject(new Error('usage scanner closed'))
     if (this.#running) return this.#running
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = undefined
     const running = this.#scan().finally(() => {
       this.#running = undefined
       if (!this.#closed) this.#schedule(this.#jittered(this.#options.intervalMs))
@@ -116,6 +129,7 @@ export class UsageScanner {
     if (this.#closed) return
     this.#closed = true
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = undefined
     this.#controller.abort(new Error('usage scanner closed'))
     await this.#running?.catch(() => undefined)
     await this.#options.source.close()
@@ -123,6 +137,7 @@ export class UsageScanner {
 
   #schedule(delayMs: number): void {
     clearTimeout(this.#timer)
+    this.#nextScanAtMs = Date.now() + delayMs
     this.#timer = setTimeout(() => {
       // Failures of the source are in the snapshot; a scan rejects when the scanner closes, or on
       // a bug, which must not pass silently (the next scan is scheduled either way).
@@ -139,6 +154,8 @@ export class UsageScanner {
 
   async #scan(): Promise<UsageSnapshot> {
     const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
+    const startedAtMs = Date.now()
+    this.#logger.debug({ source: source.name }, 'usage scan started')
     const result = await scanOnce({
       source,
       filter,
@@ -150,22 +167,38 @@ export class UsageScanner {
       failures: this.#bucketFailures,
     })
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result.sourceUp, result.records)
+    return this.#finish(result.sourceUp, result.records, startedAtMs)
   }
 
-  async #finish(sourceUp: boolean, buckets: BucketRecord[]): Promise<UsageSnapshot> {
+  async #finish(sourceUp: boolean, buckets: BucketRecord[], startedAtMs: number): Promise<UsageSnapshot> {
     const { source } = this.#options
     const snapshot = freezeSnapshot({
       sourceName: source.name,
       sourceId: source.id,
       sourceUp,
       completedAtMs: Date.now(),
+      startedAtMs,
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     })
     this.#publish(snapshot)
     await this.#saveState(snapshot)
-    this.#logger.debug(
-      { buckets: buckets.length, failed: buckets.filter((record) => !record.scanSuccess).length, sourceUp },
+    // At info: the one line that says a scan happened and what it found (new buckets appear now).
+    let objects = 0
+    let bytes = 0
+    for (const record of buckets) {
+      objects += record.usage?.objects ?? 0
+      bytes += record.usage?.bytes ?? 0
+    }
+    this.#logger.info(
+      {
+        buckets: buckets.length,
+        objects,
+        bytes,
+        durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
+        failed: buckets.filter((record) => !record.scanSuccess).length,
+        sourceUp,
+        ...(this.#sourceFailure ? { error: this.#sourceFailure } : {}),
+      },
       'usage scan finished',
     )
     return snapshot

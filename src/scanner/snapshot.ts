@@ -25,6 +25,8 @@ export interface UsageSnapshot {
   readonly sourceUp: boolean
   /** When the scan finished, ms since the epoch. */
   readonly completedAtMs: number
+  /** When the scan started, ms since the epoch (absent in state files of earlier versions). */
+  readonly startedAtMs?: number
   /** Sorted by name, each bucket once. */
   readonly buckets: readonly BucketRecord[]
 }

@@ -36,6 +36,7 @@ export const StateFileSchema = Type.Object({
     sourceId: Type.String(),
     sourceUp: Type.Boolean(),
     completedAtMs: Type.Number(),
+    startedAtMs: Type.Optional(Type.Number({ minimum: 0 })),
     buckets: Type.Array(Type.Unknown()),
   }),
 })

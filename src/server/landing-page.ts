@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
 import type { ExporterStatus } from './status.js'
 
 /** How many buckets the page lists (the largest). */
@@ -59,6 +58,7 @@ ${status
       `<tr data-collector="${escapeHtml(outcome.name)}"><td>${escapeHtml(outcome.name)}</td><td class="state ${outcome.state === 'ok' ? 'ok' : outcome.state === 'failing' ? 'bad' : 'unknown'}">${escapeHtml(outcome.state)}${outcome.error ? `: ${text(outcome.error)}` : ''}</td><td>${outcome.lastRunAtMs === undefined ? 'never' : timestamp(outcome.lastRunAtMs, input.nowMs)}</td></tr>`,
   )
   .join('\n')}
+${renderSourceRow(status, input.nowMs, text)}
 </tbody>
 </table>
 </section>
@@ -68,15 +68,29 @@ ${renderDrives(input, text)}
 </section>
 <section id="buckets">
 <h2>Buckets</h2>
-${renderBuckets(status.usage(), input.nowMs, text)}
+${renderBuckets(status, input.nowMs, text)}
 </section>
 </body>
 </html>
 `
 }
 
+/** The usage source's own row: up, or down with the reason of its last scan (not the collector's "ok"). */
+function renderSourceRow(status: ExporterStatus, nowMs: number, text: (value: string) => string): string {
+  const snapshot = status.usage()
+  const name = snapshot?.sourceName ?? 'usage source'
+  const cells = (state: string, className: string) =>
+    `<tr data-source="${text(name)}"><td>source <code>${text(name)}</code></td><td class="state ${className}">${state}</td><td>${snapshot ? timestamp(snapshot.completedAtMs, nowMs) : 'first scan running'}</td></tr>`
+  if (!snapshot) return cells('unknown', 'unknown')
+  if (snapshot.sourceUp) return cells('up', 'ok')
+  return cells(`down: ${text(status.sourceFailure() ?? 'no answer at the last scan')}`, 'bad')
+}
+
 function renderDrives(input: LandingPageInput, text: (value: string) => string): string {
   const drives = input.status.drives()
+  if (drives.length === 0) {
+    return '<p class="note" id="no-drives">No drive configured (<code>DRIVES</code> is empty and the source is remote): no capacity is reported.</p>'
+  }
   if (drives.every((drive) => drive.state === undefined)) {
     return `<p class="note">${drives.length} drive(s) configured; their state appears after the first scrape of <a href="${escapeHtml(input.metricsPath)}">${escapeHtml(input.metricsPath)}</a>.</p>`
   }
@@ -88,9 +102,11 @@ function renderDrives(input: LandingPageInput, text: (value: string) => string):
       return `<tr data-drive="${text(path)}">${name}<td class="state bad" colspan="3">offline: ${text(state.reason)}</td></tr>`
     }
     const { totalBytes, usedBytes, freeBytes } = state.capacity
-    // The bar shows used space (what df shows as used, reserved blocks included) against total.
-    const usedShare = totalBytes > 0 ? usedBytes / totalBytes : 0
-    return `<tr data-drive="${text(path)}">${name}<td class="bar"><meter min="0" max="${totalBytes}" low="${Math.round(totalBytes * 0.85)}" high="${Math.round(totalBytes * 0.95)}" optimum="0" value="${usedBytes}" title="${percent(usedShare)} used">${percent(usedShare)} used</meter> ${percent(usedShare)} used</td><td>${formatBytes(usedBytes)} of ${formatBytes(totalBytes)}</td><td>${formatBytes(freeBytes)} free</td></tr>`
+    // df's Use%: used / (used + available), blocks reserved for root counted in neither.
+    const usedShare = usedShareOf(state.capacity)
+    // The bar's whole is what df's Use% divides by, so the bar and the figure agree.
+    const usable = usedBytes + freeBytes
+    return `<tr data-drive="${text(path)}">${name}<td class="bar"><meter min="0" max="${usable}" low="${Math.round(usable * 0.85)}" high="${Math.round(usable * 0.95)}" optimum="0" value="${usedBytes}" title="${percent(usedShare)} used">${percent(usedShare)} used</meter> ${percent(usedShare)} used</td><td>${formatBytes(usedBytes)} of ${formatBytes(totalBytes)}</td><td>${formatBytes(freeBytes)} free</td></tr>`
   })
   return `<table>
 <thead><tr><th>Drive</th><th>Used</th><th>Capacity</th><th>Free</th></tr></thead>
@@ -100,15 +116,23 @@ ${rows.join('\n')}
 </table>`
 }
 
-function renderBuckets(
-  snapshot: UsageSnapshot | undefined,
-  nowMs: number,
-  text: (value: string) => string,
-): string {
-  if (!snapshot) return '<p class="note">No usage snapshot yet: the first scan is running.</p>'
+/** The share of a drive in use as df's Use% computes it: used / (used + available). */
+export function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
+  const usable = capacity.usedBytes + capacity.freeBytes
+  return usable > 0 ? capacity.usedBytes / usable : 0
+}
+
+function renderBuckets(status: ExporterStatus, nowMs: number, text: (value: string) => string): string {
+  const snapshot = status.usage()
+  const nextAtMs = status.nextScanAtMs()
+  const next = `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
+  if (!snapshot) return `<p class="note">No usage snapshot yet: the first scan is running.</p>\n${next}`
   const measured = snapshot.buckets.filter((bucket) => bucket.usage)
   const failed = snapshot.buckets.filter((bucket) => !bucket.scanSuccess).length
-  const summary = `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> <span class="state ${snapshot.sourceUp ? 'ok' : 'bad'}">${snapshot.sourceUp ? 'up' : 'down'}</span>; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>`
+  const state = snapshot.sourceUp
+    ? '<span class="state ok">up</span>'
+    : `<span class="state bad">down: ${text(status.sourceFailure() ?? 'no answer at the last scan')}</span>`
+  const summary = `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> ${state}; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>\n${next}`
   if (measured.length === 0) return `${summary}\n<p class="note">No bucket measured.</p>`
   const largest = [...measured]
     .sort((a, b) => (b.usage?.bytes ?? 0) - (a.usage?.bytes ?? 0) || a.name.localeCompare(b.name))
@@ -171,7 +195,8 @@ function percent(share: number): string {
 
 function timestamp(ms: number, nowMs: number): string {
   const iso = new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z')
-  return `<time datetime="${iso}">${iso}</time> (${formatAge((nowMs - ms) / 1000)} ago)`
+  const when = ms > nowMs ? `in ${formatAge((ms - nowMs) / 1000)}` : `${formatAge((nowMs - ms) / 1000)} ago`
+  return `<time datetime="${iso}">${iso}</time> (${when})`
 }
 
 export function formatAge(seconds: number): string {

@@ -21,4 +21,8 @@ export interface ExporterStatus {
   waitingFor(): readonly string[]
   /** The bucket scanner's last snapshot; undefined until the first scan (or state file). */
   usage(): UsageSnapshot | undefined
+  /** Why the source failed its last scan (to be scrubbed of secrets before showing); undefined when up. */
+  sourceFailure(): string | undefined
+  /** When the next scan starts, ms since the epoch; undefined while one runs. */
+  nextScanAtMs(): number | undefined
 }

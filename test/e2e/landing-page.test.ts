@@ -83,6 +83,11 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
       ],
     )
     assert.match(rows[0]?.[3] ?? '', /^\d+ s ago$/)
+    assert.match(
+      await visibleText(page.locator('#next-scan')),
+      /^Next scan at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in \d+ min\); buckets created since the last scan appear then\.$/,
+    )
+    assert.equal(await visibleText(page.locator('tr[data-source="s3"] .state')), 'up')
   })
 
   test('no credential appears on the page', async () => {
@@ -105,7 +110,7 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.equal(await visibleText(page.locator('tr[data-collector="drives"] .state')), 'ok')
     assert.equal(await visibleText(page.locator('tr[data-collector="usage"] .state')), 'ok')
 
-    // The bar is a <meter> of used bytes against total bytes, exactly what the scrape served.
+    // The bar is a <meter> of used bytes against used + available (df's Use%), as scraped.
     const meter = page.locator(`tr[data-drive="${drive}"] meter`)
     const [value, max] = await meter.evaluate((element) => {
       // The DOM's HTMLMeterElement (this project compiles without the DOM library).
@@ -113,7 +118,11 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
       return [bar.value, bar.max]
     })
     assert.equal(value, sampleValue(scrape, 'objstore_node_drive_used_bytes', { drive }))
-    assert.equal(max, sampleValue(scrape, 'objstore_node_drive_total_bytes', { drive }))
+    assert.equal(
+      max,
+      sampleValue(scrape, 'objstore_node_drive_used_bytes', { drive }) +
+        sampleValue(scrape, 'objstore_node_drive_free_bytes', { drive }),
+    )
     const box = await meter.boundingBox()
     // 12rem wide as the page's style says: the inline style is applied, not blocked by the CSP.
     assert.ok(
@@ -128,6 +137,21 @@ describe('the landing page in a real browser', { skip: chromiumSkipReason() }, (
     assert.match(
       await visibleText(page.locator(`tr[data-drive="${missingDrive}"]`)),
       /offline: statfs failed: ENOENT/,
+    )
+  })
+
+  test('the source down: its row and the scan line give the reason, not "ok"', async () => {
+    // Last: the store goes away for good, and a scan finds it so.
+    await s3rver.stop()
+    await exporter.exporter.scanner.scanNow()
+    await page.goto(`${exporter.baseUrl}/`)
+    assert.match(
+      await visibleText(page.locator('tr[data-source="s3"] .state')),
+      /^down: ListBuckets: .*ECONNREFUSED/,
+    )
+    assert.match(
+      await visibleText(page.locator('#last-scan')),
+      /^Source s3 down: ListBuckets: .*ECONNREFUSED.*; last scan finished/,
     )
   })
 

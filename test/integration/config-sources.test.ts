@@ -88,7 +88,7 @@ test('serving from .env: BOM, trimmed path, and one warning for a near-miss in a
   const port = await freePort()
   const { child, cwd } = await startIn(
     t,
-    { BUCKET_SOURCE: 'fs' },
+    { SCAN_INTERVAL: '60' },
     (folder) =>
       `\uFEFFPORT=${port}\r\nHOST=127.0.0.1\r\nDATA_DIR="${join(folder, 'store')}  "\r\nMAX_EVENT_LOOP_DELAY_MS=\r\n`,
   )
@@ -112,10 +112,10 @@ test('serving from .env: BOM, trimmed path, and one warning for a near-miss in a
     warnings.map(({ variable, closest, origin, msg }) => ({ variable, closest, origin, msg })),
     [
       {
-        variable: 'BUCKET_SOURCE',
-        closest: 'BUCKETS_SOURCE',
+        variable: 'SCAN_INTERVAL',
+        closest: 'SCAN_INTERVAL_SECONDS',
         origin: 'the environment',
-        msg: 'unknown variable BUCKET_SOURCE ignored; did you mean BUCKETS_SOURCE?',
+        msg: 'unknown variable SCAN_INTERVAL ignored; did you mean SCAN_INTERVAL_SECONDS?',
       },
     ],
   )

@@ -114,6 +114,8 @@ test('SIGTERM during a scan: exit 0 at once, the state file whole; a restart ser
     S3_FORCE_PATH_STYLE: 'true',
     ...XML_STORE_KEYS,
     DATA_DIR: cwd,
+    // The s3 source reports no drive by default: one is named, which a whole answer counts.
+    DRIVES: cwd,
     STATE_FILE: stateFile,
     SCAN_INTERVAL_SECONDS: '1',
     LOG_LEVEL: 'debug',
@@ -229,6 +231,8 @@ test('a scrape storm while a scan runs: whole answers or 503s, memory bounded, t
       S3_FORCE_PATH_STYLE: 'true',
       ...XML_STORE_KEYS,
       DATA_DIR: cwd,
+      // The s3 source reports no drive by default: one is named, which a whole answer counts.
+      DRIVES: cwd,
       SCAN_INTERVAL_SECONDS: '1',
       SCAN_TIMEOUT_SECONDS: '120',
       LOG_LEVEL: 'debug',

@@ -110,10 +110,12 @@ describe('console+http in the real process', () => {
         LOG_HTTP_BATCH_SIZE: '1000',
         LOG_HTTP_FLUSH_INTERVAL_MS: '600000',
       })
+      // The first scan's summary is logged at info: waited for, so the queue's count is known.
+      await child.waitForOutput('usage scan finished')
       const exposition = await scrape(port)
       assert.equal(sampleValue(exposition, 'objstore_logger_http_online'), 1)
-      // Fastify's and the exporter's start-up lines wait in the queue.
-      assert.equal(sampleValue(exposition, 'objstore_logger_http_queue_entries'), 2)
+      // Fastify's and the exporter's start-up lines and the scan line wait in the queue.
+      assert.equal(sampleValue(exposition, 'objstore_logger_http_queue_entries'), 3)
       assert.equal(sampleValue(exposition, 'objstore_logger_http_sent_total'), 0)
       assert.equal(sampleValue(exposition, 'objstore_scrape_collector_success', { collector: 'logger' }), 1)
       assert.equal(receiver.requests.length, 0)
@@ -124,15 +126,22 @@ describe('console+http in the real process', () => {
       assert.equal(request?.headers.authorization, `Bearer ${TOKEN}`)
       assert.equal(request?.headers['content-type'], 'application/x-ndjson')
       const shipped = parseNdjson(request?.body ?? '')
+      // The scan may end before or after the server listens: compared without order.
       assert.deepEqual(
-        shipped.map((entry) => entry.msg),
-        [`Server listening at http://127.0.0.1:${port}`, 'objstore-exporter listening', 'shutting down'],
+        shipped.map((entry) => entry.msg).sort(),
+        [
+          `Server listening at http://127.0.0.1:${port}`,
+          'objstore-exporter listening',
+          'shutting down',
+          'usage scan finished',
+        ].sort(),
       )
       // The console printed the same entries.
       const printed = jsonLines(child.stdout())
       assert.deepEqual(printed, shipped)
-      assert.equal(printed[1]?.logEndpoint, receiver.url)
-      assert.deepEqual(printed[1]?.logTargets, ['console', 'http'])
+      const listening = printed.find((entry) => entry.msg === 'objstore-exporter listening')
+      assert.equal(listening?.logEndpoint, receiver.url)
+      assert.deepEqual(listening?.logTargets, ['console', 'http'])
       assert.doesNotMatch(child.stdout() + child.stderr() + request?.body, new RegExp(TOKEN))
     },
   )

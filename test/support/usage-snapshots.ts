@@ -65,6 +65,8 @@ export function generateSnapshot(options: SnapshotOptions): GeneratedSnapshot {
     sourceId: options.sourceId ?? 's3:http://127.0.0.1:9000',
     sourceUp: true,
     completedAtMs: options.completedAtMs ?? ORIGIN_MS + DAY_MS,
+    // A scan of a minute: every family of the last scan is present.
+    startedAtMs: (options.completedAtMs ?? ORIGIN_MS + DAY_MS) - 60_000,
     buckets: [...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   })
   return { snapshot, objects }

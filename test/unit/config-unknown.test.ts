@@ -44,8 +44,6 @@ test('mistyped security settings stop start-up with one line naming the closest 
 test('other near-misses and names under the exporter prefixes are warnings naming the closest variable', () => {
   const { warnings } = load({
     ...ORDINARY_ENVIRONMENT,
-    BUCKET_SOURCE: 's3',
-    S3_ENDPOINT_URL: 'http://127.0.0.1:9000',
     SCAN_INTERVAL: '60',
     DRIVE_TIMEOUT: '100',
     PROT: '9100',
@@ -54,14 +52,24 @@ test('other near-misses and names under the exporter prefixes are warnings namin
   assert.deepEqual(
     warnings.map(({ variable, closest, origin }) => `${variable} ${closest} ${origin}`).sort(),
     [
-      'BUCKET_SOURCE BUCKETS_SOURCE the environment',
       'DRIVE_TIMEOUT DRIVE_TIMEOUT_MS the environment',
       'PROT PORT the environment',
-      'S3_ENDPOINT_URL S3_ENDPOINT the environment',
       'SCAN_INTERVAL SCAN_INTERVAL_SECONDS the environment',
       'log_level LOG_LEVEL the environment',
     ],
   )
+})
+
+test('a near-miss of a variable choosing the store stops start-up: it would read another store', () => {
+  for (const [name, closest] of [
+    ['BUCKET_SOURCE', 'BUCKETS_SOURCE'],
+    ['S3_ENDPOINT_URL', 'S3_ENDPOINT'],
+    ['DATADIR', 'DATA_DIR'],
+  ] as const) {
+    assert.deepEqual(refusal({ ...ORDINARY_ENVIRONMENT, [name]: 's3' }), [
+      `${name}: not a variable of objstore-exporter; did you mean ${closest}? It chooses which store is read, so it is never ignored: rename or remove it`,
+    ])
+  }
 })
 
 test('closest name: shared words first, then edits', () => {

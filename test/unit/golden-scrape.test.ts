@@ -44,6 +44,8 @@ const RUNTIME_FAMILY = /^(process_|nodejs_)/
 const CLOCK_FAMILIES = new Set([
   'objstore_scrape_collector_duration_seconds',
   'objstore_usage_last_activity_nano_seconds',
+  'objstore_usage_last_scan_started_timestamp_seconds',
+  'objstore_usage_last_scan_completed_timestamp_seconds',
 ])
 /** Counters of drive probes: every scrape probes the drives, so each scrape counts one more. */
 const PROBE_COUNTERS = new Set(['objstore_node_drive_errors_availability'])
@@ -122,7 +124,12 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
     seed: 12,
   })
   // Completed now: the scanner schedules its first scan a SCAN_INTERVAL after it, not at once.
-  await saveState(stateFile, freezeSnapshot({ ...snapshot, completedAtMs: Date.now() }))
+  // Started 1.5 s before: the last scan's duration is a fixed figure, its times the clock's.
+  const completedAtMs = Date.now()
+  await saveState(
+    stateFile,
+    freezeSnapshot({ ...snapshot, completedAtMs, startedAtMs: completedAtMs - 1500 }),
+  )
   const running = await startExporter(
     {
       DATA_DIR: dataDir,

@@ -14,6 +14,8 @@ function status(overrides: Partial<ExporterStatus> = {}): ExporterStatus {
     drives: () => [],
     waitingFor: () => [],
     usage: () => undefined,
+    sourceFailure: () => undefined,
+    nextScanAtMs: () => undefined,
     ...overrides,
   }
 }
@@ -57,7 +59,7 @@ test('drive paths and errors are escaped, not interpreted as markup', () => {
   assert.match(page, /a &#34;quoted&#34; &#38; &#60;b&#62;/)
 })
 
-test('an online drive gets a meter of used against total bytes and readable figures', () => {
+test('an online drive gets a meter of used against used + available (df) and readable figures', () => {
   const page = render(
     status({
       drives: () => [
@@ -79,8 +81,9 @@ test('an online drive gets a meter of used against total bytes and readable figu
       ],
     }),
   )
-  assert.match(page, /<meter min="0" max="1099511627776" [^>]*value="274877906944"/)
-  assert.match(page, /25\.0% used/)
+  assert.match(page, /<meter min="0" max="1026497183744" [^>]*value="274877906944"/)
+  // df's Use%: 256 / (256 + 700); the 68 GiB reserved for root are in neither.
+  assert.match(page, /26\.8% used/)
   assert.match(page, /256\.0 GiB of 1\.0 TiB/)
   assert.match(page, /700\.0 GiB free/)
   assert.match(
@@ -146,4 +149,36 @@ test('buckets: the ten largest first, with the last scan, and a note before the 
     page,
     /<tr data-bucket="bucket-11"><td><code>bucket-11<\/code><\/td><td>11\.0 KiB<\/td><td>11<\/td><td>65 min ago<\/td><td class="state bad">failed<\/td><\/tr>/,
   )
+})
+
+test('a source down shows its reason, scrubbed, in its row and the scan line; the next scan is named', () => {
+  const page = render(
+    status({
+      collectors: () => [{ name: 'usage', state: 'ok', lastRunAtMs: Date.UTC(2026, 0, 1, 0, 4) }],
+      usage: () => ({
+        sourceName: 's3',
+        sourceId: 's3:http://store',
+        sourceUp: false,
+        completedAtMs: Date.UTC(2026, 0, 1, 0, 3),
+        buckets: [],
+      }),
+      sourceFailure: () => `ListBuckets: InvalidAccessKeyId (HTTP 403): key ${SECRET} unknown`,
+      nextScanAtMs: () => Date.UTC(2026, 0, 1, 0, 8),
+    }),
+  )
+  assert.ok(!page.includes(SECRET))
+  assert.match(
+    page,
+    /<tr data-source="s3"><td>source <code>s3<\/code><\/td><td class="state bad">down: ListBuckets: InvalidAccessKeyId \(HTTP 403\): key \[redacted\] unknown<\/td>/,
+  )
+  assert.match(page, /<span class="state bad">down: ListBuckets: InvalidAccessKeyId/)
+  assert.match(
+    page,
+    /<p id="next-scan">Next scan at <time datetime="2026-01-01T00:08:00Z">2026-01-01T00:08:00Z<\/time> \(in 3 min\)/,
+  )
+  assert.match(render(status({ nextScanAtMs: () => undefined })), /A scan is running now\./)
+})
+
+test('no drive configured (a remote source): a note, no empty table', () => {
+  assert.match(render(status({ drives: () => [] })), /id="no-drives">No drive configured/)
 })

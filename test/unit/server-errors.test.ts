@@ -43,6 +43,8 @@ test('an answer of 500 is logged with its route and error, though request lines 
       drives: () => [],
       waitingFor: () => [],
       usage: () => snapshot,
+      sourceFailure: () => undefined,
+      nextScanAtMs: () => undefined,
     },
   })
   try {

@@ -12,7 +12,9 @@ export function drivesRow({ at }: Queries): RowSpec {
         [
           { expr: at('node_drive_total_bytes') },
           { expr: at('node_drive_free_bytes') },
-          { expr: `${at('node_drive_free_bytes')} / ${at('node_drive_total_bytes')}` },
+          {
+            expr: `${at('node_drive_free_bytes')} / (${at('node_drive_used_bytes')} + ${at('node_drive_free_bytes')})`,
+          },
           { expr: timeToFull(at('node_drive_free_bytes')) },
           { expr: at('node_drive_online') },
         ],
@@ -21,7 +23,7 @@ export function drivesRow({ at }: Queries): RowSpec {
           w: 24,
           h: 8,
           description:
-            'Time to full: at the pace of the last 6 hours; "not filling" when free space is not shrinking.',
+            'Free ratio: available / (used + available), as df computes Use% (blocks reserved for root count in neither). Time to full: at the pace of the last 6 hours; "not filling" when free space is not shrinking.',
           overrides: [
             unitOverride('Total', 'bytes'),
             unitOverride('Free', 'bytes'),
@@ -51,7 +53,7 @@ export function drivesRow({ at }: Queries): RowSpec {
         'percentunit',
         [
           {
-            expr: `${at('node_drive_free_bytes')} / ${at('node_drive_total_bytes')}`,
+            expr: `${at('node_drive_free_bytes')} / (${at('node_drive_used_bytes')} + ${at('node_drive_free_bytes')})`,
             legend: '{{instance}} {{drive}}',
           },
         ],

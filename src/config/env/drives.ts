@@ -6,12 +6,12 @@ export const drivesEnv = {
     default: './data',
     minLength: 1,
     description:
-      'Local data directory: the embedded default store (one folder per bucket), created if missing.',
+      'Local data directory of `BUCKETS_SOURCE=fs` (one folder per bucket), created if missing; unused by remote sources.',
   }),
   DRIVES: Type.String({
     default: '',
     description:
-      'Comma-separated drive paths to report capacity for; MinIO ellipsis syntax expands (`/mnt/disk{1...4}`). Empty: `DATA_DIR`.',
+      "Comma-separated drive paths to report capacity for; MinIO ellipsis syntax expands (`/mnt/disk{1...4}`). Empty: `DATA_DIR`'s filesystem for `fs`, no drive for `s3` and `rgw` (the exporter's own disk is not the store's capacity; cluster capacity families are then absent).",
   }),
   DRIVE_TIMEOUT_MS: Type.Integer({
     default: 2000,

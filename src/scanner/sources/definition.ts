@@ -25,6 +25,18 @@ export interface SourceDefinition<Name extends string, Settings, Variables, Env 
   readonly secretVariables: readonly string[]
   /** URL variables that may carry credentials: shown only without them. */
   readonly credentialUrlVariables: readonly string[]
+  /**
+   * Whether it reads the local DATA_DIR: only then is DATA_DIR created, and its filesystem the
+   * drive reported when DRIVES is empty (a remote source reports no drive of this host by default).
+   */
+  readonly local: boolean
+  /**
+   * Variables that, set but empty while this source is chosen, refuse start-up instead of meaning
+   * "unset": their default points somewhere else (an empty S3_ENDPOINT would mean AWS S3).
+   */
+  readonly emptyRefused: readonly { readonly variable: string; readonly reason: string }[]
+  /** Where it reads from, as the start-up line shows it (without credentials). */
+  where(settings: Settings): string
   /** The source, its implementation imported now. */
   create(settings: Settings, logger: Logger): Promise<UsageSource>
 }

@@ -8,6 +8,9 @@ export const fsSource = defineSource({
   requirements: NO_REQUIREMENTS,
   secretVariables: [],
   credentialUrlVariables: [],
+  local: true,
+  emptyRefused: [],
+  where: (settings: { readonly DATA_DIR: string }) => settings.DATA_DIR,
   create: async (settings: { readonly DATA_DIR: string; readonly SCAN_CONCURRENCY: number }) =>
     (await import('./source.js')).createFsSource({
       dataDir: settings.DATA_DIR,

@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import { S3_CREDENTIAL_URL_VARIABLES, S3_SECRET_VARIABLES } from '../s3/settings.js'
 import { type RgwSettings, rgwEnv, rgwRequirements } from './settings.js'
@@ -10,6 +11,11 @@ export const rgwSource = defineSource({
   requirements: rgwRequirements,
   secretVariables: S3_SECRET_VARIABLES,
   credentialUrlVariables: S3_CREDENTIAL_URL_VARIABLES,
+  local: false,
+  // Empty S3_ENDPOINT is refused by its requirement (rgw needs an endpoint).
+  emptyRefused: [],
+  where: (settings: RgwSettings) =>
+    `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,
   create: async (settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number }) =>
     (await import('./source.js')).createRgwSource({
       endpoint: settings.S3_ENDPOINT,

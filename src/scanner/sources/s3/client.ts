@@ -3,6 +3,7 @@ import { S3Client } from '@aws-sdk/client-s3'
 import { type RetryPolicy, withRetry } from '../../retry.js'
 import { SourceError } from '../types.js'
 import { boundedStream, declaredLength, isRedirect, RedirectNotFollowedError } from '../upstream-answer.js'
+import { readCaFile, trustWith } from './ca-file.js'
 import { classifyS3Error } from './errors.js'
 
 /**
@@ -20,6 +21,8 @@ export interface S3ClientOptions {
   readonly secretAccessKey: string
   /** S3_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
   readonly maxResponseBytes?: number
+  /** S3_CA_FILE: trusted besides the system's CAs; empty or absent for the defaults. */
+  readonly caFile?: string
 }
 
 /** S3_MAX_RESPONSE_BYTES's default: a 1,000-key page of 1,024-byte keys is about 1.5 MB. */
@@ -41,7 +44,11 @@ export function createCheckedClient(options: S3ClientOptions): S3Client {
       requestTimeout: 120_000,
       throwOnRequestTimeout: true,
       httpAgent: { keepAlive: true, maxSockets: 64 },
-      httpsAgent: { keepAlive: true, maxSockets: 64 },
+      httpsAgent: {
+        keepAlive: true,
+        maxSockets: 64,
+        ...(options.caFile ? { ca: trustWith(readCaFile(options.caFile)) } : {}),
+      },
     },
   })
   const limit = options.maxResponseBytes ?? DEFAULT_S3_MAX_RESPONSE_BYTES

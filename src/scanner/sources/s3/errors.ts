@@ -1,6 +1,7 @@
 import { isCount } from '../../bucket-usage.js'
 import { type FailureKind, SourceError } from '../types.js'
 import { RedirectNotFollowedError, ResponseTooLargeError } from '../upstream-answer.js'
+import { s3Hint } from './hints.js'
 
 /**
  * A 200 answer the SDK parsed without complaint that holds no listing: an HTML error page or an
@@ -72,11 +73,13 @@ export function classifyS3Error(error: unknown, action: string): SourceError {
     name = 'Error',
     message = String(error),
     code,
+    hostname,
     $metadata,
   } = error as {
     name?: string
     message?: string
     code?: string
+    hostname?: string
     $metadata?: { httpStatusCode?: number }
   }
   const status = $metadata?.httpStatusCode
@@ -97,5 +100,10 @@ export function classifyS3Error(error: unknown, action: string): SourceError {
   } else if (DENIED.has(name) || status === 401 || status === 403) kind = 'denied'
   else if (MISSING.has(name) || status === 404) kind = 'missing'
   const where = status ? ` (HTTP ${status})` : code ? ` (${code})` : ''
-  return new SourceError(`${action}: ${name}${where}: ${message}`, kind, { cause: error })
+  const hint = s3Hint({ name, message, action, ...(code ? { code } : {}), ...(hostname ? { hostname } : {}) })
+  // OpenSSL's messages end in a newline and name its source file: one line, the reason kept.
+  const text = message.trim().replace(/:\.\.\/deps\/openssl\S*$/, '')
+  return new SourceError(`${action}: ${name}${where}: ${text}${hint ? ` (hint: ${hint})` : ''}`, kind, {
+    cause: error,
+  })
 }

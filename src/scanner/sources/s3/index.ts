@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import {
   S3_CREDENTIAL_URL_VARIABLES,
@@ -15,6 +16,18 @@ export const s3Source = defineSource({
   requirements: s3ConnectionRequirements,
   secretVariables: S3_SECRET_VARIABLES,
   credentialUrlVariables: S3_CREDENTIAL_URL_VARIABLES,
+  local: false,
+  emptyRefused: [
+    {
+      variable: 'S3_ENDPOINT',
+      reason:
+        "set but empty; with BUCKETS_SOURCE=s3 that would mean AWS S3 (and send the access key id there): set the store's URL, or remove the variable to use AWS S3",
+    },
+  ],
+  where: (settings: S3Settings) =>
+    settings.S3_ENDPOINT === ''
+      ? `AWS S3 (region ${settings.S3_REGION})`
+      : withoutCredentials(settings.S3_ENDPOINT),
   create: async (settings: S3Settings, logger) =>
     (await import('./source.js')).createS3Source({
       endpoint: settings.S3_ENDPOINT,
@@ -24,6 +37,7 @@ export const s3Source = defineSource({
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
+      caFile: settings.S3_CA_FILE,
       logger,
     }),
 })

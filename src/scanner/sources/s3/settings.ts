@@ -44,6 +44,11 @@ export const s3Env = {
     description:
       '`s3`: address buckets as `endpoint/bucket` instead of `bucket.endpoint` (most non-AWS stores need it).',
   }),
+  S3_CA_FILE: Type.String({
+    default: '',
+    description:
+      "`s3`: PEM file of CA certificates trusted for the store's TLS certificate, besides the system's (a private CA); read and checked at start. `NODE_EXTRA_CA_CERTS` works too, for every TLS connection of the process. There is no switch to skip verification.",
+  }),
   S3_MAX_RESPONSE_BYTES: Type.Integer({
     default: 33554432,
     minimum: 65536,
