@@ -11,7 +11,7 @@ import { CollectorRunner } from './collectors/runner.js'
 import { RuntimeMetrics } from './collectors/runtime.js'
 import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
-import { UsageExposition } from './collectors/usage-exposition.js'
+import { seriesBudgetOf, UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { ExpositionNaming } from './metrics/exposition/writer.js'
@@ -88,10 +88,11 @@ function reconciliation(
 /**
  * The composition root: config -> sources -> snapshot -> collectors -> scrape assembler
  * (exposition) -> HTTP app. Throws a
- * ConfigError (one line) when a token or TLS file is unreadable, empty, malformed or mismatched.
+ * ConfigError (one line) when BUCKET_METRICS names an unknown group, or a token or TLS file is unreadable, empty, malformed or mismatched.
  */
 export async function createExporter(config: Config, options: ExporterOptions): Promise<Exporter> {
   const { logger } = options
+  const budget = seriesBudgetOf(config)
   const security = await loadServerSecurity(config, logger.child({ component: 'security' }))
   // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
   if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
@@ -102,7 +103,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     options.scanClock ? { clock: options.scanClock } : {},
   )
   const naming = expositionNaming(config)
-  const usageExposition = new UsageExposition(naming)
+  const usageExposition = new UsageExposition(naming, {
+    budget,
+    logger: logger.child({ component: 'exposition' }),
+  })
   // Rendered when published (the state file's snapshot included), before the first scrape asks.
   scanner.onSnapshot((snapshot) => usageExposition.prepare(snapshot))
   const drives = createDrivesCollector({

@@ -11,31 +11,37 @@ export const bucketInfoFamilies = describe('usage', {
     'gauge',
     ['bucket', 'owner', 'tenant', 'versioning', 'object_lock', 'lifecycle'],
     'Ownership and settings of the bucket, always 1 (join with group_left). rgw: owner and tenant from the admin API. s3 with S3_BUCKET_SETTINGS: versioning Enabled/Suspended/Off, object_lock Enabled/Off, lifecycle Enabled/Disabled/Off. A label the source does not know is empty.',
+    'info',
   ),
   bucket_tag_info: family(
     'gauge',
     ['bucket', 'tag', 'value'],
     'One allowlisted tag of the bucket (BUCKET_TAG_LABELS), always 1: tag is the label name the tag key maps to, value the tag value (at most 256 characters).',
+    'info',
   ),
   bucket_index_shards: family(
     'gauge',
     ['bucket'],
     "Shards of the bucket's index (rgw: num_shards of the admin API's bucket stats).",
+    'index',
   ),
   bucket_index_objects_per_shard: family(
     'gauge',
     ['bucket'],
     "Index entries per shard (rgw: every category's objects over the shards, rounded down, as radosgw-admin bucket limit check's objects_per_shard).",
+    'index',
   ),
   bucket_index_fill_ratio: family(
     'gauge',
     ['bucket'],
     'Index entries per shard over RGW_SAFE_MAX_OBJECTS_PER_SHARD (rgw_safe_max_objects_per_shard, default 102,400): 1 is full, above 1 is OVER.',
+    'index',
   ),
   bucket_index_fill_status: family(
     'gauge',
     ['bucket', 'status'],
     "RGW's fill status of the bucket's index, always 1: status OK, WARN (from RGW_SHARD_WARNING_PERCENT) or OVER (past 100 %), as radosgw-admin bucket limit check's fill_status.",
+    'index',
   ),
 })
 

@@ -1,5 +1,6 @@
 import { type Families, unionOf } from '../metrics/families.js'
 import { bucketInfoFamilies } from './bucket-info-series.js'
+import { budgetFamilies } from './budget-families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
@@ -11,8 +12,8 @@ import { usageFamilies } from './usage-series.js'
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
- * scan-health.ts,
- * exporter-families.ts, logger.ts). Its order is the exposition order. The README's metrics
+ * prefix-series.ts, bucket-info-series.ts, scan-health.ts, exporter-families.ts,
+ * budget-families.ts, logger.ts). Its order is the exposition order. The README's metrics
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
  */
@@ -25,9 +26,20 @@ export const catalogue = unionOf(
     bucketInfoFamilies,
     scanHealthFamilies,
     exporterFamilies,
+    budgetFamilies,
     loggerFamilies,
   ],
-  ['drives', 'usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health', 'exporter', 'logger'],
+  [
+    'drives',
+    'usage',
+    'usage by age',
+    'usage prefixes',
+    'bucket info',
+    'scan health',
+    'exporter',
+    'series budget',
+    'logger',
+  ],
 )
 
 export type Catalogue = typeof catalogue

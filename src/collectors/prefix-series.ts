@@ -14,21 +14,25 @@ export const prefixFamilies = describe('usage', {
     'gauge',
     ['bucket', 'prefix'],
     'Bytes of current objects per key prefix at PREFIX_DEPTH (fs: folders), the PREFIX_TOP_K largest; prefix="_other": the rest, "_root": keys with no PREFIX_DELIMITER. Rows sum to bucket_usage_total_bytes; see bucket_prefix_error_bytes.',
+    'prefixes',
   ),
   bucket_prefix_usage_object_total: family(
     'untyped',
     ['bucket', 'prefix'],
     'Current objects per key prefix, for the rows of bucket_prefix_usage_total_bytes; when bucket_prefix_error_bytes > 0, the objects counted while the prefix was tracked (a lower bound).',
+    'prefixes',
   ),
   bucket_prefix_truncated: family(
     'gauge',
     ['bucket'],
     'Whether the bucket had more prefixes than PREFIX_TOP_K (1: the rest are the prefix="_other" row).',
+    'prefixes',
   ),
   bucket_prefix_error_bytes: family(
     'gauge',
     ['bucket'],
     'Most bytes any prefix row may overstate (0: exact). Above 8 x PREFIX_TOP_K distinct prefixes the rows are Space-Saving estimates; this is at most the bucket bytes / (8 x PREFIX_TOP_K).',
+    'prefixes',
   ),
 })
 

@@ -8,21 +8,25 @@ export const scanHealthFamilies = describe('scanner', {
     'gauge',
     ['bucket'],
     'Whether the last scan of the bucket succeeded (1) or failed (0); figures are from the last success.',
+    'scan',
   ),
   bucket_scan_duration_seconds: family(
     'gauge',
     ['bucket'],
     'Duration of the last scan of the bucket, retries included.',
+    'scan',
   ),
   bucket_scan_last_success_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'When the bucket was last scanned successfully, seconds since the epoch.',
+    'scan',
   ),
   bucket_scan_unreadable_entries: family(
     'gauge',
     ['bucket'],
     'Files and folders below the bucket that its last successful scan could not read (fs: path over PATH_MAX, I/O error, permission); the figures leave them out.',
+    'scan',
   ),
   usage_last_scan_duration_seconds: family(
     'gauge',

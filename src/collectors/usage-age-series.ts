@@ -19,51 +19,61 @@ export const usageAgeFamilies = describe('usage', {
     'gauge',
     ['bucket', 'age'],
     `Bytes of current objects by last-modified age band (fs: mtime; s3: LastModified from the listing; ${AGE}).`,
+    'age',
   ),
   bucket_age_objects: family(
     'gauge',
     ['bucket', 'age'],
     `Current objects by last-modified age band (fs: mtime; s3: LastModified from the listing; ${AGE}).`,
+    'age',
   ),
   bucket_storage_class_age_bytes: family(
     'gauge',
     ['bucket', 'storage_class', 'age'],
     `Bytes of current objects by storage class and last-modified age band (s3: from the listing; ${AGE}).`,
+    'age',
   ),
   bucket_noncurrent_age_bytes: family(
     'gauge',
     ['bucket', 'age'],
     `Bytes of noncurrent versions by how long they have been noncurrent: since the next newer version or delete marker of their key was written (SCAN_VERSIONS, ListObjectVersions; ${AGE}).`,
+    'versions',
   ),
   bucket_noncurrent_age_versions: family(
     'gauge',
     ['bucket', 'age'],
     `Noncurrent versions by how long they have been noncurrent: since the next newer version or delete marker of their key was written (SCAN_VERSIONS, ListObjectVersions; ${AGE}).`,
+    'versions',
   ),
   bucket_expired_deletemarkers: family(
     'gauge',
     ['bucket'],
     'Delete markers with no version behind them (a key whose only entry is a delete marker), which a lifecycle ExpiredObjectDeleteMarker rule removes (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_multipart_uploads_incomplete_bytes: family(
     'gauge',
     ['bucket'],
     'Bytes of the parts of incomplete multipart uploads (s3: ListParts for at most MULTIPART_PARTS_MAX_UPLOADS uploads per bucket; bucket_multipart_uploads_unsized counts the others).',
+    'multipart',
   ),
   bucket_multipart_uploads_unsized: family(
     'gauge',
     ['bucket'],
     'Incomplete multipart uploads whose parts were not listed: past MULTIPART_PARTS_MAX_UPLOADS, or gone before they were (s3). Their bytes are in no _bytes family.',
+    'multipart',
   ),
   bucket_multipart_uploads_stale: family(
     'gauge',
     ['bucket'],
     'Incomplete multipart uploads initiated at least MULTIPART_STALE_DAYS before the scan started (s3, from ListMultipartUploads).',
+    'multipart',
   ),
   bucket_multipart_uploads_stale_bytes: family(
     'gauge',
     ['bucket'],
     'Bytes of the parts of the stale incomplete multipart uploads that were sized (s3: ListParts; see bucket_multipart_uploads_unsized).',
+    'multipart',
   ),
 })
 

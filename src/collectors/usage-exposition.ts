@@ -1,9 +1,46 @@
+import type { Logger } from 'pino'
+import { type Config, ConfigError } from '../config/load.js'
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
+import type { BudgetOutcome } from './budget-families.js'
+import { bucketMetricGroups, NO_BUDGET, type SeriesBudget } from './usage-budget.js'
 import { renderUsageBlock } from './usage-render.js'
 
 const noop = () => undefined
+/** While MAX_SERIES keeps being passed, the warning is repeated at most this often. */
+const LIMIT_LOG_INTERVAL_MS = 15 * 60_000
+
+/**
+ * The budget the configuration asks for; a BUCKET_METRICS group no per-bucket family declares is a
+ * ConfigError naming the groups there are (the config cannot check it: the declarations are here).
+ */
+export function seriesBudgetOf(
+  config: Pick<Config, 'BUCKET_METRICS' | 'BUCKETS_TOP_N' | 'MAX_SERIES'>,
+): SeriesBudget {
+  const known = bucketMetricGroups()
+  const asked = config.BUCKET_METRICS.split(',').filter((group) => group !== '')
+  const unknown = asked.filter((group) => !known.includes(group))
+  if (unknown.length > 0) {
+    throw new ConfigError([
+      `BUCKET_METRICS: unknown group ${unknown.map((group) => `"${group}"`).join(', ')}; expected a comma-separated list of ${known.join(', ')}`,
+    ])
+  }
+  return {
+    ...(asked.length > 0 ? { groups: [...new Set(asked)] } : {}),
+    topN: config.BUCKETS_TOP_N,
+    maxSeries: config.MAX_SERIES,
+  }
+}
+
+export interface UsageExpositionOptions {
+  /** BUCKET_METRICS, BUCKETS_TOP_N, MAX_SERIES. */
+  readonly budget?: SeriesBudget
+  /** Where MAX_SERIES being passed is reported. */
+  readonly logger?: Logger
+  /** Injected by tests; Date.now otherwise. */
+  readonly now?: () => number
+}
 
 /**
  * The usage families of the current snapshot, rendered once (both formats, and compressed) and
@@ -15,10 +52,15 @@ const noop = () => undefined
 export class UsageExposition {
   readonly #naming: string | ExpositionNaming
   readonly #controller = new AbortController()
+  readonly #options: UsageExpositionOptions
   #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
+  /** Renderings that passed MAX_SERIES, and when that was last logged (undefined: not passing now). */
+  #limitHits = 0
+  #limitLoggedAtMs: number | undefined
 
-  constructor(naming: string | ExpositionNaming) {
+  constructor(naming: string | ExpositionNaming, options: UsageExpositionOptions = {}) {
     this.#naming = naming
+    this.#options = options
   }
 
   /** Starts rendering `snapshot` ahead of its first scrape (the scanner's onSnapshot hook). */
@@ -35,11 +77,44 @@ export class UsageExposition {
   blockFor(snapshot: UsageSnapshot): Promise<ExpositionBlock> {
     if (this.#current?.snapshot === snapshot) return this.#current.block
     const previous = this.#current?.block
-    const block = renderUsageBlock(snapshot, this.#naming, { signal: this.#controller.signal })
+    const block = renderUsageBlock(snapshot, this.#naming, {
+      signal: this.#controller.signal,
+      budget: this.#options.budget ?? NO_BUDGET,
+      onOutcome: (outcome) => this.#counted(outcome),
+    })
     this.#current = { snapshot, block }
     const retirePrevious = () => previous?.then((replaced) => replaced.retire(), noop)
     block.then(retirePrevious, retirePrevious)
     return block
+  }
+
+  /**
+   * Counts a rendering that passed MAX_SERIES and logs it: once when the ceiling is first passed,
+   * again at most every LIMIT_LOG_INTERVAL_MS while it keeps being passed, once when it no longer is.
+   */
+  #counted(outcome: BudgetOutcome): number {
+    const { logger, budget } = this.#options
+    const now = (this.#options.now ?? Date.now)()
+    if (outcome.droppedSeries === 0) {
+      if (this.#limitLoggedAtMs !== undefined)
+        logger?.info({ series: outcome.series }, 'series under MAX_SERIES again')
+      this.#limitLoggedAtMs = undefined
+      return this.#limitHits
+    }
+    this.#limitHits++
+    if (this.#limitLoggedAtMs === undefined || now - this.#limitLoggedAtMs >= LIMIT_LOG_INTERVAL_MS) {
+      this.#limitLoggedAtMs = now
+      logger?.warn(
+        {
+          maxSeries: budget?.maxSeries,
+          series: outcome.series,
+          droppedSeries: outcome.droppedSeries,
+          droppedBuckets: outcome.droppedBuckets,
+        },
+        'MAX_SERIES reached: the smallest buckets are left out of the scrape',
+      )
+    }
+    return this.#limitHits
   }
 
   /** Stops any rendering or compression in progress. */

@@ -8,25 +8,32 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
 import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
-import type { BucketRecord } from '../scanner/snapshot.js'
-import { usageCollectorFamilies, writeBucketSeries } from './usage-series.js'
+import type { BudgetOutcome } from './budget-families.js'
+import { BudgetedWriter, type PlannedBucket, type SeriesBudget } from './usage-budget.js'
+import { usageCollectorFamilies } from './usage-series.js'
 
 export type RenderMessage =
-  | { readonly kind: 'buckets'; readonly records: readonly BucketRecord[] }
+  | { readonly kind: 'buckets'; readonly records: readonly PlannedBucket[] }
   | { readonly kind: 'end' }
 
 export type RenderReply =
   | {
       readonly ok: true
       readonly families: readonly CompressedFamily[]
+      readonly outcome: BudgetOutcome
     }
   | { readonly ok: false; readonly message: string }
 
 const port = parentPort
 if (!port) throw new Error('usage-render-worker must run on a worker thread')
 
-const { naming } = workerData as { naming: string | ExpositionNaming }
+const { naming, budget, startSeries } = workerData as {
+  naming: string | ExpositionNaming
+  budget: SeriesBudget
+  startSeries: number
+}
 const writer = new ExpositionWriter(naming, usageCollectorFamilies)
+const buckets = new BudgetedWriter(writer, budget, startSeries)
 /** Segments compressed so far, per format and family (OpenMetrics: only where its lines differ). */
 const segments = {
   text: new Map<string, DeflatedSegment[]>(),
@@ -58,7 +65,7 @@ function finish(): RenderReply {
         : {}),
     })
   }
-  return { ok: true, families }
+  return { ok: true, families, outcome: buckets.outcome() }
 }
 
 /** Every ArrayBuffer under the reply's buffers, to transfer rather than copy. */
@@ -82,7 +89,7 @@ port.on('message', (message: RenderMessage) => {
   try {
     if (message.kind === 'buckets') {
       if (failure) return
-      for (const record of message.records) writeBucketSeries(writer, record)
+      for (const record of message.records) buckets.write(record)
       compressFilled()
       return
     }

@@ -4,8 +4,10 @@ import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { startSiblingWorker } from '../worker-threads.js'
+import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
+import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
 import type { RenderMessage, RenderReply } from './usage-render-worker.js'
-import { usageCollectorFamilies, writeSnapshotSeries, writeSnapshotTotals } from './usage-series.js'
+import { usageCollectorFamilies, writeSnapshotTotals } from './usage-series.js'
 
 /** Up to this many buckets (a few milliseconds of work) are rendered on the spot. */
 const INLINE_BUCKETS = 200
@@ -16,6 +18,10 @@ const WORKER_YOUNG_GENERATION_MB = 8
 
 export interface RenderOptions {
   readonly signal: AbortSignal
+  /** BUCKET_METRICS, BUCKETS_TOP_N, MAX_SERIES; none by default. */
+  readonly budget?: SeriesBudget
+  /** Told how the rendering fared under MAX_SERIES (when set); answers the hits counted so far. */
+  readonly onOutcome?: (outcome: BudgetOutcome) => number
 }
 
 /**
@@ -34,24 +40,36 @@ export async function renderUsageBlock(
 ): Promise<ExpositionBlock> {
   const { signal } = options
   signal.throwIfAborted()
-  if (snapshot.buckets.length <= INLINE_BUCKETS) {
-    const writer = new ExpositionWriter(naming, usageCollectorFamilies)
-    writeSnapshotSeries(writer, snapshot)
-    return ExpositionBlock.fromText(writer.families(), options)
-  }
-  // The snapshot-wide series here (a few lines), the buckets' on the worker.
+  const budget = options.budget ?? NO_BUDGET
+  const planned = planBuckets(snapshot.buckets, budget)
+  // The snapshot-wide series first (a few lines): the ceiling counts them before any bucket's.
   const totalsWriter = new ExpositionWriter(naming, usageCollectorFamilies)
-  writeSnapshotTotals(totalsWriter, snapshot)
+  const totalsCounter = new SeriesCounter(usageCollectorFamilies, totalsWriter, undefined)
+  writeSnapshotTotals(totalsCounter, snapshot)
+  const outcomeOf = (outcome: BudgetOutcome, out: ExpositionWriter<typeof usageCollectorFamilies>) => {
+    if (budget.maxSeries > 0) {
+      writeBudgetOutcome(out, budget.maxSeries, outcome, options.onOutcome?.(outcome) ?? 0)
+    }
+  }
+  if (planned.length <= INLINE_BUCKETS) {
+    const buckets = new BudgetedWriter(totalsWriter, budget, totalsCounter.series)
+    for (const row of planned) buckets.write(row)
+    outcomeOf(buckets.outcome(), totalsWriter)
+    return ExpositionBlock.fromText(totalsWriter.families(), options)
+  }
+  // The buckets' series on the worker.
   const totals = totalsWriter.families()
   const worker = startSiblingWorker(import.meta.url, 'usage-render-worker', {
-    workerData: { naming },
+    workerData: { naming, budget, startSeries: totalsCounter.series },
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   })
   const rendered = new Promise<ExpositionBlock>((resolve, reject) => {
     worker.once('message', (reply: RenderReply) => {
       if (!reply.ok) return reject(new Error(`rendering the usage families failed: ${reply.message}`))
+      const outcomeWriter = new ExpositionWriter(naming, usageCollectorFamilies)
+      outcomeOf(reply.outcome, outcomeWriter)
       const compressed = merge(
-        totals.map((family) => compressFamilySync(family)),
+        [...totals, ...outcomeWriter.families()].map((family) => compressFamilySync(family)),
         reply.families.map(compressedBuffers),
       )
       resolve(ExpositionBlock.fromCompressed(compressed))
@@ -64,9 +82,8 @@ export async function renderUsageBlock(
   const stop = () => void worker.terminate()
   signal.addEventListener('abort', stop, { once: true })
   try {
-    const { buckets } = snapshot
-    for (let start = 0; start < buckets.length; start += BATCH_BUCKETS) {
-      const records = buckets.slice(start, start + BATCH_BUCKETS)
+    for (let start = 0; start < planned.length; start += BATCH_BUCKETS) {
+      const records = planned.slice(start, start + BATCH_BUCKETS)
       worker.postMessage({ kind: 'buckets', records } satisfies RenderMessage)
       await nextTurn()
       signal.throwIfAborted()

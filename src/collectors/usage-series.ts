@@ -1,3 +1,4 @@
+// long: the usage families and their writes from one record; the size-range and histogram writers could move out
 /*
  * The usage collector's families and the code that writes them from a snapshot: used per scrape
  * (the snapshot's age) and per snapshot (everything else, rendered once: usage-render.ts and its
@@ -15,6 +16,7 @@ import {
 import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
+import { budgetFamilies } from './budget-families.js'
 import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
@@ -56,76 +58,91 @@ export const usageFamilies = describe('usage', {
     'gauge',
     ['bucket'],
     "Bytes of current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main size counter, which also counts noncurrent versions and the parts of incomplete multipart uploads.",
+    'usage',
   ),
   bucket_usage_object_total: family(
     'untyped',
     ['bucket'],
     "Current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main object counter, which also counts noncurrent versions (not delete markers) and the parts of incomplete multipart uploads.",
+    'usage',
   ),
   bucket_usage_version_total: family(
     'untyped',
     ['bucket'],
     'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_usage_deletemarker_total: family(
     'untyped',
     ['bucket'],
     'Delete markers in the bucket (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_noncurrent_bytes: family(
     'gauge',
     ['bucket'],
     'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
+    'versions',
   ),
   bucket_quota_total_bytes: family(
     'gauge',
     ['bucket'],
     'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
+    'quota',
   ),
   bucket_objects_size_distribution: family(
     'gauge',
     ['bucket', 'range'],
     'Current objects per MinIO size range (BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO).',
+    'sizes',
   ),
   bucket_objects_version_distribution: family(
     'gauge',
     ['bucket', 'range'],
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
+    'versions',
   ),
   bucket_object_size_bytes: family(
     'gaugehistogram',
     ['bucket'],
     'Size of current objects in the bucket, as a gauge histogram (counts go down as objects go; OpenMetrics: gaugehistogram with _gsum/_gcount; text format: histogram; use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
+    'sizes',
   ),
   bucket_largest_object_bytes: family(
     'gauge',
     ['bucket'],
     'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
+    'sizes',
   ),
   bucket_newest_object_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Last-modified time (mtime for fs) of the newest current object, seconds since the epoch.',
+    'times',
   ),
   bucket_oldest_object_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Last-modified time (mtime for fs) of the oldest current object, seconds since the epoch.',
+    'times',
   ),
   bucket_storage_class_bytes: family(
     'gauge',
     ['bucket', 'storage_class'],
     'Bytes of current objects per storage class, as the store lists them (s3).',
+    'storage_class',
   ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
     "Multipart uploads started and neither completed nor aborted (s3, where the store lists them; rgw: RGW's rgw.multimeta counter).",
+    'multipart',
   ),
   bucket_multipart_oldest_initiated_timestamp_seconds: family(
     'gauge',
     ['bucket'],
     'Initiation time of the oldest incomplete multipart upload, seconds since the epoch.',
+    'multipart',
   ),
   usage_last_activity_nano_seconds: family(
     'gauge',
@@ -134,10 +151,13 @@ export const usageFamilies = describe('usage', {
   ),
 })
 
-/** What the usage collector emits: the usage families and the scan health of the same snapshot. */
+/**
+ * What the usage collector emits: the usage families, the scan health of the same snapshot and
+ * what the series budget left out of it.
+ */
 export const usageCollectorFamilies = unionOf(
-  [usageFamilies, usageAgeFamilies, prefixFamilies, bucketInfoFamilies, scanHealthFamilies],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health'],
+  [usageFamilies, usageAgeFamilies, prefixFamilies, bucketInfoFamilies, scanHealthFamilies, budgetFamilies],
+  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health', 'series budget'],
 )
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
@@ -193,7 +213,8 @@ export function writeBucketSeries(out: Sink, record: BucketRecord): void {
   if (record.usage) writeBucketUsage(out, record.name, record.usage)
 }
 
-function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
+/** A bucket's figures (the `_other` row of BUCKETS_TOP_N too: its figures are sums). */
+export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_object_total', bucket, usage.objects)

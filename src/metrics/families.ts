@@ -30,6 +30,11 @@ export interface FamilyDefinition {
   readonly type: MetricType
   readonly labels: readonly string[]
   readonly group: FamilyGroup
+  /**
+   * Per-bucket families only (those with a `bucket` label): the `BUCKET_METRICS` group that
+   * switches the family on or off. Required by `family(...)` for them, so none can miss it.
+   */
+  readonly bucketGroup?: string
 }
 
 /** Families by name; the declaration order is the exposition order. */
@@ -39,15 +44,27 @@ interface Shape<T extends MetricType, L extends readonly string[]> {
   readonly type: T
   readonly labels: L
   readonly help: string
+  readonly bucketGroup?: string
 }
 
-/** One family's type, label names and help; its name is its key in `describe`. */
+/** A family with a `bucket` label must name its `BUCKET_METRICS` group; others take none. */
+type BucketGroupArgument<L extends readonly string[]> = 'bucket' extends L[number]
+  ? [bucketGroup: string]
+  : []
+
+/**
+ * One family's type, label names and help; its name is its key in `describe`. A per-bucket
+ * family (a `bucket` label) also names its `BUCKET_METRICS` group (`usage`, `sizes`, ...): a
+ * lowercase word, the switch operators turn it off with; omitting it fails to typecheck.
+ */
 export function family<const T extends MetricType, const L extends readonly string[]>(
   type: T,
   labels: L,
   help: string,
+  ...bucketGroup: BucketGroupArgument<L>
 ): Shape<T, L> {
-  return { type, labels, help }
+  const [group] = bucketGroup as readonly (string | undefined)[]
+  return group === undefined ? { type, labels, help } : { type, labels, help, bucketGroup: group }
 }
 
 /** A collector's declaration: each shape given its key as name, and the group that emits it. */

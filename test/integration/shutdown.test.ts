@@ -9,7 +9,7 @@ test('closing lets an in-flight scrape finish, then refuses new connections', as
   let started: (() => void) | undefined
   const scrapeStarted = new Promise<void>((resolve) => (started = resolve))
   const slowFamilies = describe('test', {
-    test_slow_collector_value: family('gauge', ['bucket'], 'Written by the slow test collector.'),
+    test_slow_collector_value: family('gauge', ['bucket'], 'Written by the slow test collector.', 'test'),
   })
   const slow: Collector<typeof slowFamilies> = {
     name: 'slow',

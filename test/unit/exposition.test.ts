@@ -85,8 +85,8 @@ test('content negotiation follows q-values', () => {
 
 test('declared families are escaped alike, labels in declared order, histograms cumulative', () => {
   const families = describe('test', {
-    bucket_usage_total_bytes: declare('gauge', ['bucket', 'range'], 'Help with \\ and\nnewline.'),
-    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.'),
+    bucket_usage_total_bytes: declare('gauge', ['bucket', 'range'], 'Help with \\ and\nnewline.', 'usage'),
+    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.', 'sizes'),
   })
   const writer = new ExpositionWriter('ns', families)
   writer.histogram(
@@ -112,7 +112,7 @@ test('declared families are escaped alike, labels in declared order, histograms 
 
 test('a gauge histogram: OpenMetrics gaugehistogram with _gsum/_gcount, the text format a histogram', () => {
   const families = describe('test', {
-    bucket_object_size_bytes: declare('gaugehistogram', ['bucket'], 'Sizes now.'),
+    bucket_object_size_bytes: declare('gaugehistogram', ['bucket'], 'Sizes now.', 'sizes'),
   })
   const writer = new ExpositionWriter('ns', families)
   for (const bucket of ['a', 'b']) {
@@ -154,7 +154,7 @@ test("constant labels (METRICS_SERVER_LABEL) follow every declared family's own 
   const families = describe('test', {
     cluster_drive_total: declare('untyped', [], 'Drives.'),
     node_drive_free_bytes: declare('gauge', ['drive'], 'Free.'),
-    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.'),
+    bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.', 'sizes'),
     clashing: declare('gauge', ['server'], 'A family with its own server label.'),
   })
   const writer = new ExpositionWriter(

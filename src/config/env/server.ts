@@ -90,4 +90,27 @@ export const serverEnv = {
     maximum: 600000,
     description: 'Event-loop delay above which requests are answered 503 with Retry-After (0 disables).',
   }),
+  BUCKET_METRICS: Type.String({
+    default: '',
+    pattern: describedPattern(
+      '^[a-z_]*(,[a-z_]+)*$',
+      'a comma-separated list of lowercase group names (`usage,sizes`)',
+    ),
+    description:
+      'Per-bucket family groups to emit (see docs/cardinality.md for the groups and their series per bucket); empty: every group. Cluster-wide families are always emitted.',
+  }),
+  BUCKETS_TOP_N: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 10000000,
+    description:
+      'Itemise only the N buckets with the most bytes; the others are summed into `bucket="_other"` (additive figures only). 0: every bucket.',
+  }),
+  MAX_SERIES: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 1000000000,
+    description:
+      'Ceiling on the series of the usage snapshot (cluster totals and per-bucket series): buckets are written largest first until the next would pass it; the rest are left out, logged and counted. 0: no ceiling.',
+  }),
 }

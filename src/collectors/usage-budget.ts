@@ -1,0 +1,225 @@
+/*
+ * The cardinality budget of the per-bucket families, applied where a snapshot is rendered (once
+ * per snapshot, usage-render.ts and its worker): BUCKET_METRICS (which groups of per-bucket
+ * families), BUCKETS_TOP_N (the largest N buckets itemised, the rest summed as `_other`) and
+ * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
+ */
+
+import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
+import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
+import type { BucketRecord } from '../scanner/snapshot.js'
+import type { BucketUsage } from '../scanner/sources/types.js'
+import type { BudgetOutcome } from './budget-families.js'
+import {
+  type UsageCollectorFamilies,
+  usageCollectorFamilies,
+  writeBucketSeries,
+  writeBucketUsage,
+} from './usage-series.js'
+
+/** The `bucket` label of the row that sums the buckets BUCKETS_TOP_N does not itemise. */
+export const OTHER_BUCKET = '_other'
+
+export interface SeriesBudget {
+  /** BUCKET_METRICS: the per-bucket groups written; undefined for every group. */
+  readonly groups?: readonly string[]
+  /** BUCKETS_TOP_N; 0 for every bucket. */
+  readonly topN: number
+  /** MAX_SERIES; 0 for no ceiling. */
+  readonly maxSeries: number
+}
+
+export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
+
+/** The BUCKET_METRICS groups, in declaration order, from the per-bucket families' declarations. */
+export function bucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
+  const groups = new Set<string>()
+  for (const definition of Object.values(families)) {
+    if (definition.bucketGroup !== undefined) groups.add(definition.bucketGroup)
+  }
+  return [...groups]
+}
+
+/** The buckets BUCKETS_TOP_N did not itemise, as one row of summed figures. */
+export interface OtherBuckets {
+  readonly kind: 'other'
+  /** How many buckets (measured or not) the row stands for. */
+  readonly buckets: number
+  readonly usage: BucketUsage
+}
+
+export type PlannedBucket = BucketRecord | OtherBuckets
+
+/**
+ * The rows to write, in writing order. With no budget, the snapshot's records as they are (by
+ * name). With BUCKETS_TOP_N or MAX_SERIES, by bytes, largest first (ties by name; never-measured
+ * buckets last): the ceiling keeps the largest. BUCKETS_TOP_N keeps N and sums the rest into one
+ * `_other` row, written last. A bucket literally named `_other` (an fs folder can be) is always
+ * summed into that row, never itemised, so the label stays one row.
+ */
+export function planBuckets(
+  records: readonly BucketRecord[],
+  budget: SeriesBudget,
+): readonly PlannedBucket[] {
+  if (budget.topN === 0 && budget.maxSeries === 0) return records
+  const ranked = [...records].sort(
+    (a, b) =>
+      (b.usage?.bytes ?? -1) - (a.usage?.bytes ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  )
+  if (budget.topN === 0) return ranked
+  const itemised: PlannedBucket[] = []
+  const rest: BucketRecord[] = []
+  for (const record of ranked) {
+    if (itemised.length < budget.topN && record.name !== OTHER_BUCKET) itemised.push(record)
+    else rest.push(record)
+  }
+  const measured = rest.flatMap((record) => (record.usage ? [record.usage] : []))
+  if (measured.length > 0) itemised.push({ kind: 'other', buckets: rest.length, usage: sumUsage(measured) })
+  return itemised
+}
+
+/**
+ * The additive figures of `usages` summed: bytes, objects, size histogram and ranges, storage
+ * classes, versions, delete markers, noncurrent bytes, version ranges, incomplete uploads,
+ * unreadable entries. The others (largest object, newest and oldest times, oldest upload, quota)
+ * have no meaning for a sum of buckets and are left out.
+ */
+export function sumUsage(usages: readonly BucketUsage[]): BucketUsage {
+  let bytes = 0
+  let objects = 0
+  let sizeHistogram: number[] | undefined
+  let sizeRanges: number[] | undefined
+  let storageClassBytes: Record<string, number> | undefined
+  let versions:
+    | { versions: number; deleteMarkers: number; noncurrentBytes: number; versionRanges: number[] }
+    | undefined
+  let incomplete: number | undefined
+  let unreadableEntries: number | undefined
+  for (const usage of usages) {
+    bytes += usage.bytes
+    objects += usage.objects
+    if (usage.sizeHistogram) sizeHistogram = addInto(sizeHistogram, usage.sizeHistogram)
+    if (usage.sizeRanges) sizeRanges = addInto(sizeRanges, usage.sizeRanges)
+    for (const [storageClass, classBytes] of Object.entries(usage.storageClassBytes ?? {})) {
+      storageClassBytes ??= {}
+      storageClassBytes[storageClass] = (storageClassBytes[storageClass] ?? 0) + classBytes
+    }
+    if (usage.versions) {
+      versions ??= { versions: 0, deleteMarkers: 0, noncurrentBytes: 0, versionRanges: [] }
+      versions.versions += usage.versions.versions
+      versions.deleteMarkers += usage.versions.deleteMarkers
+      versions.noncurrentBytes += usage.versions.noncurrentBytes
+      versions.versionRanges = addInto(versions.versionRanges, usage.versions.versionRanges)
+    }
+    if (usage.multipart) incomplete = (incomplete ?? 0) + usage.multipart.incomplete
+    if (usage.unreadableEntries !== undefined) {
+      unreadableEntries = (unreadableEntries ?? 0) + usage.unreadableEntries
+    }
+  }
+  return {
+    bytes,
+    objects,
+    ...(sizeHistogram ? { sizeHistogram } : {}),
+    ...(sizeRanges ? { sizeRanges } : {}),
+    ...(storageClassBytes ? { storageClassBytes } : {}),
+    ...(versions ? { versions } : {}),
+    ...(incomplete !== undefined ? { multipart: { incomplete } } : {}),
+    ...(unreadableEntries !== undefined ? { unreadableEntries } : {}),
+  }
+}
+
+function addInto(sum: number[] | undefined, counts: readonly number[]): number[] {
+  const added = sum ?? []
+  counts.forEach((count, slot) => {
+    added[slot] = (added[slot] ?? 0) + count
+  })
+  return added
+}
+
+type Sink = MetricSink<UsageCollectorFamilies>
+
+/** A sink that passes on only the families of the enabled groups, and counts the series it passed. */
+export class SeriesCounter<F extends Families> implements MetricSink<F> {
+  series = 0
+  readonly #families: F
+  readonly #target: MetricSink<F> | undefined
+  readonly #groups: ReadonlySet<string> | undefined
+
+  /** `target` undefined: count only. `groups` undefined: every group. */
+  constructor(families: F, target: MetricSink<F> | undefined, groups: readonly string[] | undefined) {
+    this.#families = families
+    this.#target = target
+    this.#groups = groups ? new Set(groups) : undefined
+  }
+
+  set<K extends SettableName<F>>(name: K, labels: LabelsOf<F, K>, value: number): void {
+    if (!this.#enabled(name)) return
+    this.series++
+    this.#target?.set(name, labels, value)
+  }
+
+  histogram<K extends HistogramName<F>>(name: K, labels: LabelsOf<F, K>, histogram: HistogramSnapshot): void {
+    if (!this.#enabled(name)) return
+    // One series per bound, +Inf, _sum and _count.
+    this.series += histogram.upperBounds.length + 3
+    this.#target?.histogram(name, labels, histogram)
+  }
+
+  #enabled(name: string): boolean {
+    const group = this.#families[name]?.bucketGroup
+    return group === undefined || this.#groups === undefined || this.#groups.has(group)
+  }
+}
+
+/** Writes one planned row: a bucket's series, or the `_other` row's (no scan health but unreadable entries). */
+export function writePlanned(out: Sink, row: PlannedBucket): void {
+  if (!('kind' in row)) {
+    writeBucketSeries(out, row)
+    return
+  }
+  writeBucketUsage(out, OTHER_BUCKET, row.usage)
+  if (row.usage.unreadableEntries !== undefined) {
+    out.set('bucket_scan_unreadable_entries', { bucket: OTHER_BUCKET }, row.usage.unreadableEntries)
+  }
+}
+
+/**
+ * Writes planned rows under the budget: only the enabled groups, and under MAX_SERIES whole rows
+ * until the next would pass the ceiling; from there on every row is left out (and counted).
+ * `startSeries`: series already written (the cluster totals). Shared across batches (the worker).
+ */
+export class BudgetedWriter {
+  readonly #out: SeriesCounter<UsageCollectorFamilies>
+  readonly #count: SeriesCounter<UsageCollectorFamilies>
+  readonly #budget: SeriesBudget
+  #series: number
+  #droppedSeries = 0
+  #droppedBuckets = 0
+
+  constructor(out: Sink, budget: SeriesBudget, startSeries: number) {
+    this.#out = new SeriesCounter(usageCollectorFamilies, out, budget.groups)
+    this.#count = new SeriesCounter(usageCollectorFamilies, undefined, budget.groups)
+    this.#budget = budget
+    this.#series = startSeries
+  }
+
+  write(row: PlannedBucket): void {
+    if (this.#budget.maxSeries > 0) {
+      this.#count.series = 0
+      writePlanned(this.#count, row)
+      const needed = this.#count.series
+      if (this.#droppedBuckets > 0 || this.#series + needed > this.#budget.maxSeries) {
+        this.#droppedSeries += needed
+        this.#droppedBuckets += 'kind' in row ? row.buckets : 1
+        return
+      }
+    }
+    this.#out.series = 0
+    writePlanned(this.#out, row)
+    this.#series += this.#out.series
+  }
+
+  outcome(): BudgetOutcome {
+    return { series: this.#series, droppedSeries: this.#droppedSeries, droppedBuckets: this.#droppedBuckets }
+  }
+}
