@@ -66,6 +66,7 @@ async function serveGeneratedSnapshot(t: TestContext, buckets: string[], objects
   const generated = generateSnapshot({
     buckets,
     objectsPerBucket,
+    prefixes: true,
     sourceName: 'fs',
     sourceId: `fs:${resolve(data)}`,
     completedAtMs: Date.now(),
