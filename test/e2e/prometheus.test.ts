@@ -201,8 +201,20 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         fullName(NAMESPACE, key) +
         ({ histogram: '_count', gaugehistogram: '_gcount' }[catalogue[key].type as string] ?? ''),
     )
+    // Not emitted by these exporters' settings, and proven in real scrapes elsewhere: tags need
+    // BUCKET_TAG_LABELS on an s3 source with tagging (rgw-bucket-info), the budget families
+    // MAX_SERIES (series-budget).
+    const elsewhere = new Set(
+      [
+        'bucket_tag_info',
+        'exporter_series_limit',
+        'exporter_series_dropped',
+        'exporter_buckets_dropped',
+        'exporter_series_limit_hits_total',
+      ].map((key) => fullName(NAMESPACE, key)),
+    )
     assert.deepEqual(
-      expected.filter((name) => !compared.has(name)),
+      expected.filter((name) => !compared.has(name) && !elsewhere.has(name)),
       [],
     )
   })
