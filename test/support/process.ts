@@ -20,11 +20,6 @@ export interface ExporterProcess {
 
 export interface ProcessOptions {
   readonly nodeArgs?: readonly string[]
-  /**
-   * A command that runs node in its place with the process's pid, such as
-   * `['prlimit', '--nofile=128']` for a low file-descriptor limit.
-   */
-  readonly wrapper?: readonly string[]
   /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
   readonly user?: { readonly uid: number; readonly gid: number }
   /** Command-line arguments (`check-config`, `scan --once`...); none runs serve, as npm start does. */
@@ -40,16 +35,14 @@ export function startExporterProcess(
   cwd: string,
   options: ProcessOptions = {},
 ): ExporterProcess {
-  const [command = process.execPath, ...args] = [
-    ...(options.wrapper ?? []),
-    process.execPath,
+  const args = [
     ...(options.nodeArgs ?? []),
     '--import',
     TSX,
     MAIN,
     ...(options.args ?? []),
   ]
-  const child = spawn(command, args, {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,14 +36,14 @@ export interface ServingProcess {
 
 /**
  * Starts src/main.ts with `env` (HOST and PORT chosen here) and strict rejections (as
- * `options.user`, under `options.wrapper` when given), and waits until /healthz answers. The
+ * `options.user` when given), and waits until /healthz answers. The
  * process is killed when the test ends, whatever happened.
  */
 export async function startServingProcess(
   t: { after: (fn: () => void) => void },
   env: Record<string, string>,
   cwd: string,
-  options: Pick<ProcessOptions, 'wrapper' | 'user'> = {},
+  options: Pick<ProcessOptions, 'user'> = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
   const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), ...env }, cwd, {
@@ -52,7 +52,12 @@ export async function startServingProcess(
   })
   t.after(() => child.kill('SIGKILL'))
   const baseUrl = `http://127.0.0.1:${port}`
-  await waitForHttpOk(`${baseUrl}/healthz`, () => child.child.exitCode === null)
+  try {
+    await waitForHttpOk(`${baseUrl}/healthz`, () => child.child.exitCode === null)
+  } catch (error) {
+    // Why it did not start is on its stderr: without it a CI log says only "exited".
+    throw new Error(`${(error as Error).message}; stderr: ${child.stderr().slice(-2_000)}`)
+  }
   const logs = () =>
     child
       .stdout()
