@@ -120,7 +120,11 @@ async function serverHolds(serverPort: number, clientPort: number): Promise<bool
 test('connections up to the file-descriptor limit: the process stays up and serves again once they go', async (t) => {
   const cwd = await scratchFolder(t)
   // The connection cap is set above the descriptor limit: descriptors run out first.
-  const serving = await startServingProcess(t, { DATA_DIR: join(cwd, 'data'), MAX_CONNECTIONS: '100000' }, cwd)
+  const serving = await startServingProcess(
+    t,
+    { DATA_DIR: join(cwd, 'data'), MAX_CONNECTIONS: '100000' },
+    cwd,
+  )
   // The limit is lowered once the process serves: node's ESM loader opens module files in
   // parallel at start-up (typebox alone has hundreds), so a limit of 128 from exec fails with
   // EMFILE before anything listens on some runs. What is tested is the serving process.

@@ -35,13 +35,7 @@ export function startExporterProcess(
   cwd: string,
   options: ProcessOptions = {},
 ): ExporterProcess {
-  const args = [
-    ...(options.nodeArgs ?? []),
-    '--import',
-    TSX,
-    MAIN,
-    ...(options.args ?? []),
-  ]
+  const args = [...(options.nodeArgs ?? []), '--import', TSX, MAIN, ...(options.args ?? [])]
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
