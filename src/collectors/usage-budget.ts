@@ -31,6 +31,19 @@ export interface SeriesBudget {
 
 export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
 
+/**
+ * Groups an empty BUCKET_METRICS leaves out: "where the bytes went" multiplies the series per
+ * bucket (age bands, hidden bytes by band, top-K prefixes, info and index rows took 10,000
+ * buckets from 510,771 series to 997,587), so they are asked for by name (or `all`) and the
+ * default scrape stays what it was before them.
+ */
+export const OPT_IN_BUCKET_GROUPS: readonly string[] = ['age', 'hidden', 'prefixes', 'info', 'index']
+
+/** The groups an empty BUCKET_METRICS (or the word `default` in it) stands for. */
+export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
+  return bucketMetricGroups(families).filter((group) => !OPT_IN_BUCKET_GROUPS.includes(group))
+}
+
 /** The BUCKET_METRICS groups, in declaration order, from the per-bucket families' declarations. */
 export function bucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
   const groups = new Set<string>()

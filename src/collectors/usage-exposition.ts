@@ -4,7 +4,12 @@ import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import type { BudgetOutcome } from './budget-families.js'
-import { bucketMetricGroups, NO_BUDGET, type SeriesBudget } from './usage-budget.js'
+import {
+  bucketMetricGroups,
+  defaultBucketMetricGroups,
+  NO_BUDGET,
+  type SeriesBudget,
+} from './usage-budget.js'
 import { renderUsageBlock } from './usage-render.js'
 
 const noop = () => undefined
@@ -12,25 +17,31 @@ const noop = () => undefined
 const LIMIT_LOG_INTERVAL_MS = 15 * 60_000
 
 /**
- * The budget the configuration asks for; a BUCKET_METRICS group no per-bucket family declares is a
- * ConfigError naming the groups there are (the config cannot check it: the declarations are here).
+ * The budget the configuration asks for. BUCKET_METRICS is a list of groups, where `default`
+ * stands for the groups on by default and `all` for every group; empty is `default`. A group no
+ * per-bucket family declares is a ConfigError naming the groups there are (the config cannot
+ * check it: the declarations are here).
  */
 export function seriesBudgetOf(
   config: Pick<Config, 'BUCKET_METRICS' | 'BUCKETS_TOP_N' | 'MAX_SERIES'>,
 ): SeriesBudget {
   const known = bucketMetricGroups()
-  const asked = config.BUCKET_METRICS.split(',').filter((group) => group !== '')
-  const unknown = asked.filter((group) => !known.includes(group))
+  const words = config.BUCKET_METRICS.split(',').filter((group) => group !== '')
+  const unknown = words.filter((word) => word !== 'all' && word !== 'default' && !known.includes(word))
   if (unknown.length > 0) {
     throw new ConfigError([
-      `BUCKET_METRICS: unknown group ${unknown.map((group) => `"${group}"`).join(', ')}; expected a comma-separated list of ${known.join(', ')}`,
+      `BUCKET_METRICS: unknown group ${unknown.map((group) => `"${group}"`).join(', ')}; expected a comma-separated list of ${[...known, 'default', 'all'].join(', ')}`,
     ])
   }
-  return {
-    ...(asked.length > 0 ? { groups: [...new Set(asked)] } : {}),
-    topN: config.BUCKETS_TOP_N,
-    maxSeries: config.MAX_SERIES,
-  }
+  const budget = { topN: config.BUCKETS_TOP_N, maxSeries: config.MAX_SERIES }
+  if (words.includes('all')) return budget
+  const asked = new Set(
+    (words.length === 0 ? ['default'] : words).flatMap((word) =>
+      word === 'default' ? defaultBucketMetricGroups() : [word],
+    ),
+  )
+  // Declaration order, whatever order they were asked in, so two spellings give one budget.
+  return { groups: known.filter((group) => asked.has(group)), ...budget }
 }
 
 export interface UsageExpositionOptions {

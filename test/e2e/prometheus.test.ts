@@ -114,7 +114,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       ['rgw', rgwSourceEnv(rgw, 'rgw')],
     ]
     for (const [name, env] of exporters) {
-      const exporter = await startExporter(env)
+      // Every group, the opt-in ones too: every family must go through Prometheus.
+      const exporter = await startExporter({ BUCKET_METRICS: 'all', ...env })
       targets.push({
         name,
         proxy: await startRecordingProxy(exporter.baseUrl),

@@ -21,6 +21,7 @@ describe('bucket settings against s3rver', { timeout: 120_000 }, () => {
       SCAN_INTERVAL_SECONDS: '86400',
       S3_BUCKET_SETTINGS: 'true',
       BUCKET_TAG_LABELS: 'team',
+      BUCKET_METRICS: 'default,info',
     })
     await exporter.exporter.scanner.scanNow()
     scrape = await exporter.scrape()

@@ -61,7 +61,12 @@ test('fs: exact bytes and objects per folder at depth 1 and 2, top K and _other,
   // A folder name longer than a prefix label: cut, with the marker.
   await writeObjects(join(data, 'long'), [{ key: `${'L'.repeat(200)}/x`, size: 7 }])
 
-  const depth1 = await startExporter({ DATA_DIR: data, SCAN_CONCURRENCY: '3', PREFIX_TOP_K: '5' })
+  const depth1 = await startExporter({
+    BUCKET_METRICS: 'all',
+    DATA_DIR: data,
+    SCAN_CONCURRENCY: '3',
+    PREFIX_TOP_K: '5',
+  })
   t.after(() => depth1.close())
   const first = await depth1.scrape()
   assertPrefixRows(first, 'tree', expectedTree, { depth: 1, delimiter: '/', topK: 5 })
@@ -79,6 +84,7 @@ test('fs: exact bytes and objects per folder at depth 1 and 2, top K and _other,
   await depth1.close()
 
   const depth2 = await startExporter({
+    BUCKET_METRICS: 'all',
     DATA_DIR: data,
     SCAN_CONCURRENCY: '3',
     PREFIX_DEPTH: '2',
@@ -93,7 +99,11 @@ test('fs: exact bytes and objects per folder at depth 1 and 2, top K and _other,
   )
   await depth2.close()
 
-  const off = await startExporter({ DATA_DIR: data, PREFIX_DEPTH: '0' })
+  const off = await startExporter({
+    BUCKET_METRICS: 'all',
+    DATA_DIR: data,
+    PREFIX_DEPTH: '0',
+  })
   t.after(() => off.close())
   const none = await off.scrape()
   assert.equal(
@@ -118,7 +128,12 @@ test('fs: more folders than the sketch tracks: estimates within the stated bound
   }
   await writeObjects(join(data, 'wide'), objects)
   // PREFIX_TOP_K=1: 8 prefixes tracked, 61 distinct.
-  const exporter = await startExporter({ DATA_DIR: data, SCAN_CONCURRENCY: '4', PREFIX_TOP_K: '1' })
+  const exporter = await startExporter({
+    BUCKET_METRICS: 'all',
+    DATA_DIR: data,
+    SCAN_CONCURRENCY: '4',
+    PREFIX_TOP_K: '1',
+  })
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
   const bucket = { bucket: 'wide' }
@@ -166,6 +181,7 @@ function s3PrefixTests(): void {
   ] as const) {
     test(`s3: bytes per key prefix at depth ${depth}, top ${topK}, over listing pages`, async (t) => {
       const exporter = await startExporter({
+        BUCKET_METRICS: 'all',
         ...s3.exporterEnv,
         PREFIX_DEPTH: String(depth),
         PREFIX_TOP_K: String(topK),

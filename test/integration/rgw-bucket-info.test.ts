@@ -155,12 +155,16 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
     )
 
     rgwExporter = await startExporter(
-      rgwSourceEnv(cluster, 'rgw', { RGW_SAFE_MAX_OBJECTS_PER_SHARD: String(MAX_PER_SHARD) }),
+      rgwSourceEnv(cluster, 'rgw', {
+        RGW_SAFE_MAX_OBJECTS_PER_SHARD: String(MAX_PER_SHARD),
+        BUCKET_METRICS: 'all',
+      }),
     )
     s3Exporter = await startExporter(
       rgwSourceEnv(cluster, 's3', {
         S3_BUCKET_SETTINGS: 'true',
         BUCKET_TAG_LABELS: 'team, cost-center',
+        BUCKET_METRICS: 'all',
       }),
     )
     await Promise.all([rgwExporter.exporter.scanner.scanNow(), s3Exporter.exporter.scanner.scanNow()])

@@ -65,6 +65,7 @@ describe('prefix figures against Ceph RGW', { timeout: 15 * 60_000 }, () => {
           SCAN_VERSIONS: scanVersions,
           PREFIX_DEPTH: String(depth),
           PREFIX_TOP_K: String(topK),
+          BUCKET_METRICS: 'all',
         }),
       )
       t.after(() => exporter.close())

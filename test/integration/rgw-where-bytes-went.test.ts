@@ -70,7 +70,12 @@ describe('where the bytes went, against Ceph RGW', { timeout: 10 * 60_000 }, () 
     }
 
     const env = (extra: Record<string, string>) =>
-      rgwSourceEnv(cluster, 's3', { MULTIPART_PARTS_MAX_UPLOADS: '2', MULTIPART_STALE_DAYS: '7', ...extra })
+      rgwSourceEnv(cluster, 's3', {
+        MULTIPART_PARTS_MAX_UPLOADS: '2',
+        MULTIPART_STALE_DAYS: '7',
+        BUCKET_METRICS: 'all',
+        ...extra,
+      })
     versioned = await startExporter(env({ SCAN_VERSIONS: 'true' }), { scanClock: () => scanStart })
     current = await startExporter(env({ SCAN_VERSIONS: 'false' }), { scanClock: () => scanStart })
   })

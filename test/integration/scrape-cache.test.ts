@@ -77,6 +77,8 @@ async function serveGeneratedSnapshot(t: TestContext, buckets: string[], objects
     DATA_DIR: data,
     STATE_FILE: stateFile,
     SCAN_INTERVAL_SECONDS: '3600',
+    // Every group: the comparison with prom-client covers every per-bucket family.
+    BUCKET_METRICS: 'all',
   })
   t.after(() => exporter.close())
   return { generated, exporter }

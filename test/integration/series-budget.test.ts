@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, test } from 'node:test'
-import { OTHER_BUCKET } from '../../src/collectors/usage-budget.js'
+import { OPT_IN_BUCKET_GROUPS, OTHER_BUCKET } from '../../src/collectors/usage-budget.js'
+import { usageCollectorFamilies } from '../../src/collectors/usage-series.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { saveState } from '../../src/scanner/state-file.js'
@@ -71,11 +72,28 @@ const clusterOf = (parsed: ParsedExposition) =>
 
 let full: ParsedExposition
 
-test('defaults: every bucket, every group (some 1,000,000 series at 10,000 buckets)', async () => {
+test('defaults: every bucket, the groups from before "where the bytes went" (some 500,000 series)', async () => {
   full = (await scrapeWith({})).parsed
   assert.equal(bucketsOf(full).size, BUCKETS)
-  assert.equal(perBucket(full).length, 997_587)
+  assert.equal(perBucket(full).length, 510_771)
   assert.ok(!full.samples.some((sample) => sample.name.startsWith('objstore_exporter_series')))
+  const optIn = new Set(
+    Object.values(usageCollectorFamilies)
+      .filter((definition) => OPT_IN_BUCKET_GROUPS.includes(definition.bucketGroup ?? ''))
+      .map((definition) => `objstore_${definition.name}`),
+  )
+  assert.deepEqual(
+    full.samples.filter((sample) => optIn.has(sample.name.replace(/_(bucket|sum|count)$/, ''))),
+    [],
+    'no opt-in family by default',
+  )
+})
+
+test('BUCKET_METRICS=all: every group (some 1,000,000 series at 10,000 buckets)', async () => {
+  const { parsed } = await scrapeWith({ BUCKET_METRICS: 'all' })
+  assert.equal(bucketsOf(parsed).size, BUCKETS)
+  assert.equal(perBucket(parsed).length, 997_587)
+  assert.deepEqual(clusterOf(parsed), clusterOf(full))
 })
 
 test('BUCKET_METRICS=usage: two series per measured bucket, cluster figures unchanged', async () => {
@@ -166,6 +184,6 @@ test('promtool check metrics is clean with the budget on; OpenMetrics carries th
 test('an unknown BUCKET_METRICS group refuses start-up naming the groups', async () => {
   await assert.rejects(
     scrapeWith({ BUCKET_METRICS: 'usage,ages' }),
-    /BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, prefixes, info, index, scan/,
+    /BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, scan, default, all/,
   )
 })

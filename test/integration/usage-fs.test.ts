@@ -84,7 +84,8 @@ test('fs source: exact bytes, objects, histogram, MinIO ranges and times in a re
   ])
   await symlink(join(data, 'bravo/2026/01/02/dump.sql'), join(data, 'alpha/link-to-dump'))
 
-  const exporter = await startExporter({ DATA_DIR: data, SCAN_CONCURRENCY: '3' })
+  // Every group: the age bands are checked too.
+  const exporter = await startExporter({ DATA_DIR: data, SCAN_CONCURRENCY: '3', BUCKET_METRICS: 'all' })
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
 

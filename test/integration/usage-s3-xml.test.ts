@@ -87,6 +87,7 @@ function env(extra: Record<string, string>): Record<string, string> {
     S3_ACCESS_KEY_ID: 'AKIDEXAMPLE',
     S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
     SCAN_INTERVAL_SECONDS: '3600',
+    BUCKET_METRICS: 'all',
     ...extra,
   }
 }

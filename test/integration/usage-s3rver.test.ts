@@ -91,6 +91,8 @@ function s3Env(endpoint: string, extra: Record<string, string> = {}): Record<str
     S3_ENDPOINT: endpoint,
     S3_SECRET_ACCESS_KEY: SECRET,
     SCAN_INTERVAL_SECONDS: '3600',
+    // Every group: the expectations cover the opt-in families too.
+    BUCKET_METRICS: 'all',
     ...extra,
   }
 }

@@ -137,6 +137,8 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
       STATE_FILE: stateFile,
       SCAN_INTERVAL_SECONDS: '604800',
       DRIVES: '/golden/disk{1...4}',
+      // Every group, the opt-in ones too, so a change to any family's output shows here.
+      BUCKET_METRICS: 'all',
     },
     { statfs: fakeStatfs },
   )

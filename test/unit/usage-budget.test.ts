@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
-import { bucketMetricGroups, OTHER_BUCKET, type SeriesBudget } from '../../src/collectors/usage-budget.js'
+import {
+  bucketMetricGroups,
+  OPT_IN_BUCKET_GROUPS,
+  OTHER_BUCKET,
+  type SeriesBudget,
+} from '../../src/collectors/usage-budget.js'
 import { seriesBudgetOf, UsageExposition } from '../../src/collectors/usage-exposition.js'
+import { serverEnv } from '../../src/config/env/server.js'
 import { ConfigError } from '../../src/config/load.js'
 import type { ExpositionFormat } from '../../src/metrics/exposition/format.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
@@ -93,6 +99,7 @@ test('BUCKET_METRICS groups come from the declarations; an unknown one is refuse
     'storage_class',
     'multipart',
     'age',
+    'hidden',
     'prefixes',
     'info',
     'index',
@@ -100,7 +107,6 @@ test('BUCKET_METRICS groups come from the declarations; an unknown one is refuse
   ]
   assert.deepEqual(bucketMetricGroups(), groups)
   const config = { BUCKETS_TOP_N: 0, MAX_SERIES: 0 }
-  assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: '' }), { topN: 0, maxSeries: 0 })
   assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: 'usage,scan,usage' }).groups, [
     'usage',
     'scan',
@@ -111,7 +117,39 @@ test('BUCKET_METRICS groups come from the declarations; an unknown one is refuse
       error instanceof ConfigError &&
       error.lines.length === 1 &&
       error.lines[0] ===
-        `BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of ${groups.join(', ')}`,
+        `BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of ${groups.join(', ')}, default, all`,
+  )
+})
+
+test('an empty BUCKET_METRICS keeps the groups from before "where the bytes went"; all and default name sets', () => {
+  const config = { BUCKETS_TOP_N: 0, MAX_SERIES: 0 }
+  const defaults = ['usage', 'versions', 'quota', 'sizes', 'times', 'storage_class', 'multipart', 'scan']
+  assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: '' }), {
+    groups: defaults,
+    topN: 0,
+    maxSeries: 0,
+  })
+  assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: 'default' }).groups, defaults)
+  assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: 'all' }), { topN: 0, maxSeries: 0 })
+  assert.deepEqual(seriesBudgetOf({ ...config, BUCKET_METRICS: 'prefixes,default,age' }).groups, [
+    'usage',
+    'versions',
+    'quota',
+    'sizes',
+    'times',
+    'storage_class',
+    'multipart',
+    'age',
+    'prefixes',
+    'scan',
+  ])
+  for (const group of OPT_IN_BUCKET_GROUPS)
+    assert.ok(bucketMetricGroups().includes(group), `${group} is declared`)
+  // The setting's description names the default groups: it must say what the code does.
+  const description = String(serverEnv.BUCKET_METRICS.description)
+  assert.ok(
+    description.includes(`Empty or \`default\`: ${defaults.slice(0, -1).join(', ')} and scan;`),
+    description,
   )
 })
 

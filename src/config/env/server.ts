@@ -97,7 +97,7 @@ export const serverEnv = {
       'a comma-separated list of lowercase group names (`usage,sizes`)',
     ),
     description:
-      'Per-bucket family groups to emit (see docs/cardinality.md for the groups and their series per bucket); empty: every group. Cluster-wide families are always emitted.',
+      'Per-bucket family groups to emit (see docs/cardinality.md for the groups and their series per bucket). Empty or `default`: usage, versions, quota, sizes, times, storage_class, multipart and scan; `all`: every group; `default,age,prefixes`: the default ones and those named. Cluster-wide families are always emitted.',
   }),
   BUCKETS_TOP_N: Type.Integer({
     default: 0,
