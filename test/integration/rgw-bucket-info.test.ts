@@ -6,7 +6,7 @@ import {
   PutBucketTaggingCommand,
   PutBucketVersioningCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
@@ -43,24 +43,8 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
 
   /** A second RGW user (in `tenant` when given), and an S3 client signing as it. */
   async function userClient(uid: string, tenant?: string): Promise<S3Client> {
-    const key = `${uid.toUpperCase()}KEY000000000000`.slice(0, 20)
-    const secret = `${uid}-secret-0000000000000000000000000000`.slice(0, 40)
-    await cluster.radosgwAdmin([
-      'user',
-      'create',
-      `--uid=${uid}`,
-      ...(tenant ? [`--tenant=${tenant}`] : []),
-      `--display-name=${uid}`,
-      `--access-key=${key}`,
-      `--secret=${secret}`,
-    ])
-    const client = new S3Client({
-      endpoint: cluster.endpoint,
-      region: cluster.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: key, secretAccessKey: secret },
-      maxAttempts: 2,
-    })
+    const user = await cluster.createUser({ uid, ...(tenant ? { tenant } : {}) })
+    const client = rgwS3Client({ ...cluster, ...user })
     otherClients.push(client)
     return client
   }
