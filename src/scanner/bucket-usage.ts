@@ -8,6 +8,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
+import type { Frozen } from './frozen.js'
 import {
   mergePrefixes,
   PrefixFiguresSchema,
@@ -23,6 +24,7 @@ import {
   OBJECT_SIZE_BOUNDS,
   sizeBoundSlot,
 } from './size-ranges.js'
+import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
@@ -110,14 +112,9 @@ export const BucketUsageSchema = Type.Object({
   settings: Type.Optional(BucketSettingsSchema),
   /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
   index: Type.Optional(BucketIndexSchema),
+  /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
+  usageLog: Type.Optional(UsageLogSchema),
 })
-
-/** Read-only all the way down: figures are frozen once measured. */
-type Frozen<T> = T extends readonly (infer E)[]
-  ? readonly Frozen<E>[]
-  : T extends object
-    ? { readonly [K in keyof T]: Frozen<T[K]> }
-    : T
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>
