@@ -7,12 +7,14 @@ import { loggerFamilies } from './logger.js'
 import { prefixFamilies } from './prefix-series.js'
 import { scanHealthFamilies } from './scan-health.js'
 import { usageAgeFamilies } from './usage-age-series.js'
+import { usageLogFamilies } from './usage-log-series.js'
 import { usageFamilies } from './usage-series.js'
+import { userFamilies } from './user-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
- * prefix-series.ts, bucket-info-series.ts, scan-health.ts, exporter-families.ts,
+ * prefix-series.ts, bucket-info-series.ts, usage-log-series.ts, user-series.ts, scan-health.ts, exporter-families.ts,
  * budget-families.ts, logger.ts). Its order is the exposition order. The README's metrics
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
@@ -24,6 +26,8 @@ export const catalogue = unionOf(
     usageAgeFamilies,
     prefixFamilies,
     bucketInfoFamilies,
+    usageLogFamilies,
+    userFamilies,
     scanHealthFamilies,
     exporterFamilies,
     budgetFamilies,
@@ -35,6 +39,8 @@ export const catalogue = unionOf(
     'usage by age',
     'usage prefixes',
     'bucket info',
+    'usage log',
+    'users',
     'scan health',
     'exporter',
     'series budget',

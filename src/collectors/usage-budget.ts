@@ -37,7 +37,15 @@ export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
  * buckets from 510,771 series to 997,587), so they are asked for by name (or `all`) and the
  * default scrape stays what it was before them.
  */
-export const OPT_IN_BUCKET_GROUPS: readonly string[] = ['age', 'hidden', 'prefixes', 'info', 'index']
+export const OPT_IN_BUCKET_GROUPS: readonly string[] = [
+  'age',
+  'hidden',
+  'prefixes',
+  'info',
+  'index',
+  // rgw's usage log: a request per scan that can be large, and four series per category used.
+  'usage_log',
+]
 
 /** The groups an empty BUCKET_METRICS (or the word `default` in it) stands for. */
 export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {

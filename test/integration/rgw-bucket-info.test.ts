@@ -252,6 +252,27 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
     }
   })
 
+  it('rgw: no usage log counters while RGW runs without rgw_enable_usage_log (read with usage=read, empty)', () => {
+    for (const family of [
+      'bucket_usage_log_ops_total',
+      'bucket_usage_log_successful_ops_total',
+      'bucket_usage_log_sent_bytes_total',
+      'bucket_usage_log_received_bytes_total',
+    ])
+      assert.equal(findSamples(rgwScrape, `objstore_${family}`).length, 0, family)
+    // Read (the key has usage=read), so no warning: the log was merely empty.
+    assert.equal(
+      rgwExporter.logs.lines.some((line) => String(line.msg).startsWith('RGW usage log not read')),
+      false,
+    )
+    // The users are there: alice, bob of acme, the tests' admin user, each with its figures.
+    assert.equal(findSamples(rgwScrape, 'objstore_user_usage_total_bytes').length, 3)
+    assert.equal(
+      sampleValue(rgwScrape, 'objstore_user_usage_object_total', { uid: 'bob', tenant: 'acme' }),
+      0,
+    )
+  })
+
   it('promtool check metrics is clean on both scrapes (settings, tags, index fill)', (t) => {
     const skip = promtoolSkipReason()
     if (skip) return t.skip(skip)

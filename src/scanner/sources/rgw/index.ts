@@ -16,7 +16,10 @@ export const rgwSource = defineSource({
   emptyRefused: [],
   where: (settings: RgwSettings) =>
     `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,
-  create: async (settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number }) =>
+  create: async (
+    settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number; readonly BUCKET_METRICS: string },
+    logger,
+  ) =>
     (await import('./source.js')).createRgwSource({
       endpoint: settings.S3_ENDPOINT,
       region: settings.S3_REGION,
@@ -29,5 +32,10 @@ export const rgwSource = defineSource({
         maxObjectsPerShard: settings.RGW_SAFE_MAX_OBJECTS_PER_SHARD,
         warningPercent: settings.RGW_SHARD_WARNING_PERCENT,
       },
+      userMetrics: settings.RGW_USER_METRICS,
+      usersMax: settings.RGW_USERS_MAX,
+      // Read only when its families are asked for (the `usage_log` group is opt-in).
+      usageLog: settings.BUCKET_METRICS.split(',').some((group) => group === 'usage_log' || group === 'all'),
+      logger,
     }),
 })
