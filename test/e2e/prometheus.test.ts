@@ -323,6 +323,35 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     )
   })
 
+  test('the reclaimable-bytes recording rules: stale upload parts plus noncurrent versions, per bucket', async () => {
+    // Only the XML store's versioned bucket has either: 2 stale uploads of 10 MiB + 142 B, 80 B noncurrent.
+    const reclaimable = 10 * MiB + 142 + 80
+    const recorded = await eventually('bucket:objstore_reclaimable_bytes:sum recorded', 20_000, async () => {
+      const found = await prometheus.query(`bucket:${NAMESPACE}_reclaimable_bytes:sum`)
+      return found.length > 0 ? found : undefined
+    })
+    assert.deepEqual(
+      recorded.map(({ metric, value }) => ({ ...metric, value })),
+      [
+        {
+          __name__: `bucket:${NAMESPACE}_reclaimable_bytes:sum`,
+          job: JOB,
+          instance: target('xml').proxy.target,
+          bucket: 'versioned',
+          value: reclaimable,
+        },
+      ],
+    )
+    const ratio = await eventually('the ratio recorded', 20_000, async () => {
+      const found = await prometheus.query(`bucket:${NAMESPACE}_reclaimable_bytes_per_stored_bytes:ratio`)
+      return found.length > 0 ? found : undefined
+    })
+    assert.deepEqual(
+      ratio.map(({ metric, value }) => [metric.bucket, value]),
+      [['versioned', reclaimable / (reclaimable + 100)]],
+    )
+  })
+
   test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
     const alerts = await eventually(
       'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
