@@ -421,6 +421,32 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     ])
   })
 
+  test("the reclaimable table's join: owner and lifecycle where bucket_info has them, the bare row where not", async () => {
+    const query = dashboardQueries(dashboard).find(
+      ({ panel, refId }) => panel === 'Reclaimable bytes by bucket' && refId === 'A',
+    )
+    assert.ok(query, 'the dashboard has the reclaimable table')
+    const rows = await eventually('both buckets in the table', 15_000, async () => {
+      const found = await prometheus.query(fillGrafanaVariables(query.expr))
+      return found.length >= 2 ? found : undefined
+    })
+    assert.deepEqual(
+      [...rows]
+        .sort((a, b) => String(a.metric.bucket).localeCompare(String(b.metric.bucket)))
+        .map(({ metric: { job: _job, instance, ...labels }, value }) => ({
+          source: targets.find(({ proxy }) => proxy.target === instance)?.name,
+          ...labels,
+          value,
+        })),
+      [
+        // RGW read as S3 with S3_BUCKET_SETTINGS: its lifecycle rule; owner is the rgw source's.
+        { source: 'tags', bucket: 'capped', versioning: 'Off', lifecycle: 'Enabled', value: 0 },
+        // The XML store's exporter reads no settings: no bucket_info, the row stands alone.
+        { source: 'xml', bucket: 'versioned', value: 10 * MiB + 142 + 80 },
+      ],
+    )
+  })
+
   test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
     const alerts = await eventually(
       'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
