@@ -177,7 +177,23 @@ test('"Where the bytes went": says which opt-in groups it needs, and each empty 
     (override) => override.matcher.options === 'prefix',
   )
   assert.match(JSON.stringify(prefixColumn), /"_other":\{"text":"\(all other prefixes\)"/)
-  assert.match(panel('Bytes by age').targets?.[0]?.expr ?? '', /bucket=~"\$bucket"/)
+  // One query per band, youngest first, so the stack is in age order.
+  assert.deepEqual(
+    panel('Bytes by age').targets?.map((target) => [
+      /age="(\w+)"/.exec(target.expr)?.[1],
+      target.legendFormat,
+    ]),
+    [
+      ['lt_1d', 'under 1 day'],
+      ['lt_7d', '1 to 7 days'],
+      ['lt_30d', '7 to 30 days'],
+      ['lt_90d', '30 to 90 days'],
+      ['lt_180d', '90 to 180 days'],
+      ['lt_365d', '180 to 365 days'],
+      ['gte_365d', 'a year or more'],
+    ],
+  )
+  assert.match(panel('Bytes by age').targets?.[0]?.expr ?? '', /bucket=~"\$bucket", age="lt_1d"/)
   assert.deepEqual(panel('Bytes by age').fieldConfig?.defaults.custom?.stacking, {
     mode: 'normal',
     group: 'A',

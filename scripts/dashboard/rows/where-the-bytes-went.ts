@@ -1,4 +1,6 @@
-import type { RowSpec } from '../grafana.js'
+import type { CatalogueName } from '../../../src/collectors/catalogue.js'
+import { AGE_BANDS } from '../../../src/scanner/age-bands.js'
+import type { QuerySpec, RowSpec } from '../grafana.js'
 import { bargauge, note, table, timeseries, unitOverride } from '../panels.js'
 import type { Queries } from '../queries.js'
 
@@ -8,6 +10,24 @@ export const WHERE_THE_BYTES_WENT_GROUPS = 'default,age,hidden,prefixes,info'
 /** What an empty panel says: the groups it needs, by name. */
 function needs(groups: string, more = ''): string {
   return `No data: needs BUCKET_METRICS with ${groups} (e.g. BUCKET_METRICS=${WHERE_THE_BYTES_WENT_GROUPS})${more}`
+}
+
+/**
+ * One query per age band, youngest first, so a stacked panel stacks in age order (Prometheus
+ * returns series sorted by label value: gte_365d, lt_180d, lt_1d...), with legends in words.
+ */
+function byAgeBand({ at, bucketSel }: Queries, family: CatalogueName): QuerySpec[] {
+  let from = 0
+  return AGE_BANDS.map(({ name, days }) => {
+    const legend =
+      days === Number.POSITIVE_INFINITY
+        ? 'a year or more'
+        : from === 0
+          ? `under ${days} day${days === 1 ? '' : 's'}`
+          : `${from} to ${days} days`
+    from = days
+    return { expr: `sum(${at(family, `${bucketSel.slice(0, -1)}, age="${name}"}`)})`, legend }
+  })
 }
 
 /**
@@ -112,21 +132,16 @@ export function whereTheBytesWentRow(q: Queries): RowSpec {
         '{{bucket}}: {{prefix}}',
         { w: 12, h: 10, noValue: needs('prefixes') },
       ),
-      timeseries(
-        'Bytes by age',
-        'bytes',
-        [{ expr: `sum by (age) (${b('bucket_age_bytes')})`, legend: '{{age}}' }],
-        {
-          stacked: true,
-          description:
-            'Current bytes by last-modified age band at each scan (lt_1d under a day ... gte_365d a year or more), stacked, over the selected buckets: pick one with the Bucket variable. Old bands are candidates for tiering or expiry.',
-          noValue: needs('age'),
-        },
-      ),
+      timeseries('Bytes by age', 'bytes', byAgeBand(q, 'bucket_age_bytes'), {
+        stacked: true,
+        description:
+          'Current bytes by last-modified age band at each scan (the `age` label: lt_1d under a day ... gte_365d a year or more), stacked youngest first, over the selected buckets: pick one with the Bucket variable. Old bands are candidates for tiering or expiry.',
+        noValue: needs('age'),
+      }),
       timeseries(
         'Noncurrent bytes by time noncurrent',
         'bytes',
-        [{ expr: `sum by (age) (${b('bucket_noncurrent_age_bytes')})`, legend: '{{age}}' }],
+        byAgeBand(q, 'bucket_noncurrent_age_bytes'),
         {
           stacked: true,
           description:
