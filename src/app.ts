@@ -1,7 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
-import { secretValues } from './config/secret-values.js'
 import { secretValuesOf } from './logging/redaction.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
@@ -86,13 +85,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(openApi, { bearer: deps.token !== undefined })
   await app.register(healthRoutes, { readiness: deps.readiness })
-  await app.register(landingRoute, {
-    metricsPath: config.METRICS_PATH,
-    status: deps.status,
-    secrets: secretValues(config),
-  })
-  // Error texts there may quote the SDK's own credentials (the AWS_* chain) as well as ours.
-  await app.register(apiRoutes, { status: deps.status, secrets: secretValuesOf(config, process.env) })
+  // Error texts on the page and in the API may quote the SDK's own credentials (the AWS_* chain)
+  // and a URL's credentials as well as our secret variables: one list for both.
+  const secrets = secretValuesOf(config, process.env)
+  await app.register(landingRoute, { metricsPath: config.METRICS_PATH, status: deps.status, secrets })
+  await app.register(apiRoutes, { status: deps.status, secrets })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,
