@@ -4,6 +4,7 @@ import type { BucketFilter } from './bucket-filter.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
 import { freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
 
@@ -48,6 +49,8 @@ export class UsageScanner {
   #sourceFailure: string | undefined
   #nextScanAtMs: number | undefined
   #stateFailure: string | undefined
+  /** Listing pages the last completed scan round received, by operation (sources that count). */
+  #listingPages: ReadonlyMap<string, number> | undefined
   /** The records last refused, so the same refusal is not logged after every scan. */
   #lastRefused = '[]'
   #closed = false
@@ -73,6 +76,16 @@ export class UsageScanner {
   /** Why the source failed the last scan (secrets are the page's and the log's to scrub); undefined when up. */
   get sourceFailure(): string | undefined {
     return this.#sourceFailure
+  }
+
+  /** The requests the source sent so far, by operation; undefined for a source that sends none (fs). */
+  get sourceRequests(): SourceRequests | undefined {
+    return this.#options.source.requests
+  }
+
+  /** Listing pages of the last scan round this process completed; undefined before one, or for fs. */
+  get lastScanListingPages(): ReadonlyMap<string, number> | undefined {
+    return this.#listingPages
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -159,6 +172,7 @@ export class UsageScanner {
     const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
     const startedAtMs = Date.now()
     this.#logger.debug({ source: source.name }, 'usage scan started')
+    const requestsBefore = source.requests?.counts()
     const result = await scanOnce({
       source,
       filter,
@@ -171,6 +185,8 @@ export class UsageScanner {
       startedMs: (this.#options.clock ?? Date.now)(),
       ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
     })
+    if (requestsBefore && source.requests)
+      this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())
     this.#reportSource(result.sourceFailure)
     return this.#finish(result, startedAtMs)
   }
@@ -250,11 +266,8 @@ export class UsageScanner {
       (record) => filter(record.name) && (!wanted || wanted.has(record.name)),
     )
     this.#reportRefused(loaded.refused, 'state file records refused; those buckets wait for the next scan')
-    if (loaded.usersRefused)
-      this.#logger.warn(
-        { stateFile, reason: loaded.usersRefused },
-        'state file per-user figures refused; they wait for the next scan',
-      )
+    const usersRefused = loaded.usersRefused
+    if (usersRefused) this.#logger.warn({ stateFile, reason: usersRefused }, 'state file users refused')
     this.#logger.info({ stateFile, buckets: buckets.length }, 'usage snapshot loaded from state file')
     return freezeSnapshot({ ...loaded.snapshot, buckets })
   }

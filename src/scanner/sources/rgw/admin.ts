@@ -17,6 +17,7 @@
 import { Sha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
 import type { UserUsage } from '../../user-usage.js'
+import type { RequestCounter } from '../request-counter.js'
 import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from '../upstream-answer.js'
 import {
   isObject,
@@ -79,6 +80,8 @@ export interface RgwAdminClientOptions {
   readonly timeoutMs?: number
   /** RGW_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
   readonly maxResponseBytes?: number
+  /** Counts every request, by operation (`BucketStats`), and the failed ones. */
+  readonly counter?: RequestCounter
 }
 
 /**
@@ -101,8 +104,10 @@ export class RgwAdminClient {
   readonly #signer: SignatureV4
   readonly #timeoutMs: number
   readonly #maxResponseBytes: number
+  readonly #counter: RequestCounter | undefined
 
   constructor(options: RgwAdminClientOptions) {
+    this.#counter = options.counter
     this.#base = new URL(options.endpoint)
     const prefix = this.#base.pathname.replace(/\/+$/, '')
     this.#adminPath = `${prefix}/${(options.adminPath ?? 'admin').replace(/^\/+|\/+$/g, '')}`
@@ -128,7 +133,7 @@ export class RgwAdminClient {
 
   async #getAllStats(signal: AbortSignal | undefined): Promise<unknown> {
     try {
-      return await this.#get('bucket', { stats: 'true', format: 'json' }, signal)
+      return await this.#get('BucketStats', 'bucket', { stats: 'true', format: 'json' }, signal)
     } catch (error) {
       // Without a bucket parameter a 404 cannot mean a missing bucket: RGW took the path for an
       // S3 request (GET /<bucket>/<key>), so the admin API is not where we asked.
@@ -141,7 +146,9 @@ export class RgwAdminClient {
 
   /** Usage of one bucket (`NoSuchBucket` as an RgwAdminHttpError 404 when it is gone). */
   async bucketStats(bucket: string, signal?: AbortSignal): Promise<RgwBucketStats> {
-    return parseBucketStats(await this.#get('bucket', { bucket, stats: 'true', format: 'json' }, signal))
+    return parseBucketStats(
+      await this.#get('BucketStats', 'bucket', { bucket, stats: 'true', format: 'json' }, signal),
+    )
   }
 
   /** One page of the user ids (`tenant$uid` in a tenant), in RGW's order; cap `users=read`. */
@@ -151,13 +158,13 @@ export class RgwAdminClient {
   ): Promise<RgwUserPage> {
     const query: Record<string, string> = { list: '', 'max-entries': String(page.maxEntries), format: 'json' }
     if (page.marker !== undefined) query.marker = page.marker
-    return parseUserPage(await this.#get('user', query, signal, 'users=read'))
+    return parseUserPage(await this.#get('ListUsers', 'user', query, signal, 'users=read'))
   }
 
   /** A user's stats and quota (`NoSuchUser` as a 404 when gone); cap `users=read`. Keys are never kept. */
   async userInfo(id: string, signal?: AbortSignal): Promise<UserUsage> {
     return parseUserInfo(
-      await this.#get('user', { uid: id, stats: 'true', format: 'json' }, signal, 'users=read'),
+      await this.#get('UserInfo', 'user', { uid: id, stats: 'true', format: 'json' }, signal, 'users=read'),
       id,
     )
   }
@@ -165,10 +172,27 @@ export class RgwAdminClient {
   /** The usage log, every entry (hour, owner, bucket, category); cap `usage=read`. */
   async usageLog(signal?: AbortSignal): Promise<RgwUsageLog> {
     const query = { 'show-entries': 'true', 'show-summary': 'false', format: 'json' }
-    return parseUsageLog(await this.#get('usage', query, signal, 'usage=read'))
+    return parseUsageLog(await this.#get('Usage', 'usage', query, signal, 'usage=read'))
   }
 
+  /** One request of `operation`, counted: sent, and failed whatever the failure. */
   async #get(
+    operation: string,
+    resource: string,
+    query: Record<string, string>,
+    signal: AbortSignal | undefined,
+    cap = 'buckets=read',
+  ): Promise<unknown> {
+    this.#counter?.sent(operation)
+    try {
+      return await this.#request(resource, query, signal, cap)
+    } catch (error) {
+      this.#counter?.failed(operation)
+      throw error
+    }
+  }
+
+  async #request(
     resource: string,
     query: Record<string, string>,
     signal: AbortSignal | undefined,

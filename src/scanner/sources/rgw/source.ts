@@ -4,6 +4,7 @@ import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
 import { advanceUsageLog, type UsageLog } from '../../usage-log.js'
+import { RequestCounter } from '../request-counter.js'
 import {
   type BeginScanOptions,
   type BucketUsage,
@@ -71,6 +72,7 @@ class RgwUsageSource implements UsageSource {
   #usageLogFailure: string | undefined
   /** Users left out by RGW_USERS_MAX at the last report. */
   #omittedUsers = 0
+  readonly requests = new RequestCounter('rgw_admin')
 
   constructor(options: RgwSourceOptions) {
     this.#options = options
@@ -82,6 +84,7 @@ class RgwUsageSource implements UsageSource {
       endpoint: options.endpoint,
       region: options.region,
       adminPath: options.adminPath,
+      counter: this.requests,
       credentials: explicitKeys
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
         : defaultProvider(),
