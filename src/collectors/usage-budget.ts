@@ -5,6 +5,7 @@
  * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
  */
 
+import { OPT_IN_BUCKET_GROUPS as OPT_IN_GROUPS } from '../config/bucket-groups.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
@@ -35,9 +36,10 @@ export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
  * Groups an empty BUCKET_METRICS leaves out: "where the bytes went" multiplies the series per
  * bucket (age bands, hidden bytes by band, top-K prefixes, info and index rows took 10,000
  * buckets from 510,771 series to 997,587), so they are asked for by name (or `all`) and the
- * default scrape stays what it was before them.
+ * default scrape stays what it was before them. The list is the config's (bucket-groups.ts): the
+ * scan folds their figures only when they are asked for.
  */
-export const OPT_IN_BUCKET_GROUPS: readonly string[] = ['age', 'hidden', 'prefixes', 'info', 'index']
+export const OPT_IN_BUCKET_GROUPS: readonly string[] = OPT_IN_GROUPS
 
 /** The groups an empty BUCKET_METRICS (or the word `default` in it) stands for. */
 export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {

@@ -1,6 +1,7 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../scanner/sources/s3/settings.js'
+import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
@@ -28,11 +29,13 @@ import { withoutCredentials } from './url-credentials.js'
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
+ * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+    SCAN_FOLDS: ScanFolds
   } & BucketSelection
 >
 
@@ -242,7 +245,13 @@ function checkRelations(raw: Env): Config {
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection })
+  return Object.freeze({
+    ...raw,
+    DRIVES: Object.freeze(drives),
+    LOG_TARGETS: logging.targets,
+    SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS),
+    ...selection,
+  })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

@@ -134,6 +134,14 @@ function checkedSize(size: number): number {
   return size
 }
 
+/** What a fold of current objects measures (see UsageAccumulator's constructor). */
+export interface UsageFoldOptions {
+  readonly storageClasses: boolean
+  readonly nowMs: number
+  readonly ages?: boolean | undefined
+  readonly prefixTopK?: number | undefined
+}
+
 /**
  * Folds current objects into a bucket's figures one at a time: memory is a few fixed arrays
  * (plus one entry per storage class), whatever the number of objects, so a listing is folded page
@@ -149,18 +157,21 @@ export class UsageAccumulator {
   #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
   readonly #nowMs: number
-  readonly #ages = new AgeFold()
+  readonly #ages: AgeFold | undefined
   readonly #storageClassAges: Map<string, number[]> | undefined
   readonly #prefixes: PrefixSketch | undefined
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
-   * the scan's start, which ages are measured against; `prefixTopK`: PREFIX_TOP_K when prefixes
-   * are measured (each add() then names its prefix).
+   * the scan's start, which ages are measured against; `ages`: whether to fold age bands (the
+   * `age` group; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are measured (each add()
+   * then names its prefix).
    */
-  constructor(options: { storageClasses: boolean; nowMs: number; prefixTopK?: number | undefined }) {
+  constructor(options: UsageFoldOptions) {
+    const ages = options.ages ?? true
     this.#storageClassBytes = options.storageClasses ? new Map() : undefined
-    this.#storageClassAges = options.storageClasses ? new Map() : undefined
+    this.#storageClassAges = options.storageClasses && ages ? new Map() : undefined
+    this.#ages = ages ? new AgeFold() : undefined
     this.#nowMs = options.nowMs
     this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
   }
@@ -178,15 +189,17 @@ export class UsageAccumulator {
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
     if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
     if (modifiedMs < this.#oldestMs) this.#oldestMs = modifiedMs
-    const age = ageSlot(this.#nowMs, modifiedMs)
-    this.#ages.add(age, size)
-    if (this.#storageClassBytes && this.#storageClassAges) {
+    const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
+    this.#ages?.add(age, size)
+    if (this.#storageClassBytes) {
       // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
       const key = storageClass || 'STANDARD'
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
-      const ages = this.#storageClassAges.get(key) ?? ageCounts()
-      ;(ages[age] as number) += size
-      this.#storageClassAges.set(key, ages)
+      if (this.#storageClassAges) {
+        const ages = this.#storageClassAges.get(key) ?? ageCounts()
+        ;(ages[age] as number) += size
+        this.#storageClassAges.set(key, ages)
+      }
     }
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
   }
@@ -213,8 +226,7 @@ export class UsageAccumulator {
             oldestModifiedSeconds: this.#oldestMs / 1000,
           }
         : {}),
-      ageBytes: [...this.#ages.bytes],
-      ageObjects: [...this.#ages.counts],
+      ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
@@ -233,12 +245,16 @@ export class VersionAccumulator {
   #noncurrentBytes = 0
   #expiredDeleteMarkers = 0
   readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
-  readonly #noncurrentAges = new AgeFold()
+  readonly #noncurrentAges: AgeFold | undefined
   readonly #nowMs: number
 
-  /** `nowMs`: the scan's start, which noncurrent ages are measured against. */
-  constructor(options: { nowMs: number }) {
+  /**
+   * `nowMs`: the scan's start, which noncurrent ages are measured against; `hidden`: whether to
+   * fold noncurrent ages and expired delete markers (the `hidden` group; default true).
+   */
+  constructor(options: { nowMs: number; hidden?: boolean | undefined }) {
     this.#nowMs = options.nowMs
+    this.#noncurrentAges = (options.hidden ?? true) ? new AgeFold() : undefined
   }
 
   /** One version; a noncurrent one with the time its successor was written (ms since the epoch). */
@@ -247,7 +263,7 @@ export class VersionAccumulator {
     this.#versions++
     if (options.isLatest) return
     this.#noncurrentBytes += options.size
-    this.#noncurrentAges.add(ageSlot(this.#nowMs, options.replacedMs ?? Number.NaN), options.size)
+    this.#noncurrentAges?.add(ageSlot(this.#nowMs, options.replacedMs ?? Number.NaN), options.size)
   }
 
   addDeleteMarker(): void {
@@ -271,9 +287,13 @@ export class VersionAccumulator {
       deleteMarkers: this.#deleteMarkers,
       noncurrentBytes: this.#noncurrentBytes,
       versionRanges: [...this.#versionRanges],
-      noncurrentAgeBytes: [...this.#noncurrentAges.bytes],
-      noncurrentAgeVersions: [...this.#noncurrentAges.counts],
-      expiredDeleteMarkers: this.#expiredDeleteMarkers,
+      ...(this.#noncurrentAges
+        ? {
+            noncurrentAgeBytes: [...this.#noncurrentAges.bytes],
+            noncurrentAgeVersions: [...this.#noncurrentAges.counts],
+            expiredDeleteMarkers: this.#expiredDeleteMarkers,
+          }
+        : {}),
     }
   }
 }
