@@ -6,6 +6,7 @@ import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
+import { unusedGroupSettings } from './group-settings.js'
 import { checkRequirements } from './requirements.js'
 import {
   CREDENTIAL_URL_VARIABLES,
@@ -71,6 +72,8 @@ export interface LoadedConfig {
   readonly warnings: readonly ConfigWarning[]
   /** Variables set for a source other than BUCKETS_SOURCE's, which it never reads (sorted). */
   readonly otherSourceVariables: readonly string[]
+  /** Variables set for an opt-in BUCKET_METRICS group it leaves out (nothing reads them), by group. */
+  readonly unusedGroupSettings: ReturnType<typeof unusedGroupSettings>
   /** The active source, its endpoint, the bucket selection, the interval and drives: the start-up line. */
   readonly summary: StartupSummary
   /**
@@ -163,6 +166,7 @@ export function loadConfiguration(
     config,
     warnings,
     otherSourceVariables: otherSourceVariables(raw, values.keys()),
+    unusedGroupSettings: unusedGroupSettings(raw, new Set(values.keys())),
     summary: startupSummary(raw, config.DRIVES),
     effective: Object.freeze({ ...raw }),
     origins: new Map([...values].map(([name, value]) => [name, value.origin ?? 'the environment'])),
@@ -245,13 +249,8 @@ function checkRelations(raw: Env): Config {
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({
-    ...raw,
-    DRIVES: Object.freeze(drives),
-    LOG_TARGETS: logging.targets,
-    SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS),
-    ...selection,
-  })
+  const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
+  return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

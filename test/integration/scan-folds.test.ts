@@ -4,8 +4,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { startExporter } from '../support/exporter.js'
 import { findSamples, sampleValue } from '../support/exposition.js'
+import { runCommand } from '../support/process.js'
 import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
 import { scratchFolder } from '../support/scratch.js'
+import { startServingProcess } from '../support/serving-process.js'
 import { waitFor } from '../support/wait-for.js'
 
 /** The state file's records by bucket, once the first scan has written it (atomically). */
@@ -198,4 +200,34 @@ test('fs: the default groups fold no age bands and no prefixes; named, exactly',
     ),
     { '2026/': 1_000, _root: 400 },
   )
+})
+
+test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming them; check-config too', async (t) => {
+  const cwd = await scratchFolder(t, 'objstore-scan-folds-warn-')
+  const env = {
+    LOG_MODE: 'json',
+    DATA_DIR: join(cwd, 'data'),
+    PREFIX_DEPTH: '2',
+    PREFIX_DELIMITER: '-',
+    // 0 turns the sizing off: set to its off value, it is no trap.
+    MULTIPART_PARTS_MAX_UPLOADS: '0',
+    BUCKET_METRICS: 'usage,scan',
+  }
+  const serving = await startServingProcess(t, env, cwd)
+  const [warning] = await serving.waitForLogs('the warning', (line) => line.group !== undefined)
+  assert.equal(warning?.level, 40)
+  assert.deepEqual(warning?.variables, ['PREFIX_DEPTH', 'PREFIX_DELIMITER'])
+  const line =
+    'PREFIX_DEPTH, PREFIX_DELIMITER set, but BUCKET_METRICS leaves out the prefixes group, so nothing reads them: add prefixes (BUCKET_METRICS=usage,scan,prefixes) or remove them'
+  assert.equal(warning?.msg, line)
+  assert.equal(serving.logs().filter((entry) => entry.group !== undefined).length, 1)
+  assert.equal(await serving.stop(), 0)
+
+  const check = await runCommand(['check-config'], env, cwd)
+  assert.equal(check.code, 0, check.stderr)
+  assert.ok(check.stderr.split('\n').includes(`objstore-exporter: warning: ${line}`), check.stderr)
+  // Named, the group reads them: no warning.
+  const named = await runCommand(['check-config'], { ...env, BUCKET_METRICS: 'usage,scan,prefixes' }, cwd)
+  assert.equal(named.code, 0, named.stderr)
+  assert.doesNotMatch(named.stderr, /BUCKET_METRICS leaves out/)
 })

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { ALL_FOLDS, OPT_IN_BUCKET_GROUPS, scanFoldsOf } from '../../src/config/bucket-groups.js'
-import { loadConfig } from '../../src/config/load.js'
+import { GROUP_VARIABLES, unusedGroupWarning } from '../../src/config/group-settings.js'
+import { loadConfig, loadConfiguration } from '../../src/config/load.js'
+import { envSchema } from '../../src/config/schema.js'
 import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
 import { usageFromStats } from '../../src/scanner/sources/rgw/source.js'
 import { parseBucketStatsList } from '../../src/scanner/sources/rgw/stats.js'
@@ -74,4 +76,36 @@ test('rgw: owner and tenant only with info, the index fill only with index', () 
   assert.deepEqual(usageFromStats(stats, undefined, { info: false, index: false }), rest)
   assert.deepEqual(usageFromStats(stats, undefined, { info: true, index: false }), { ...rest, settings })
   assert.deepEqual(usageFromStats(stats, undefined, { info: false, index: true }), { ...rest, index })
+})
+
+test('variables of an opt-in group that is off are named, by group; their off values and other sources are not', () => {
+  for (const { variable } of Object.values(GROUP_VARIABLES).flat())
+    assert.ok(variable in envSchema.properties, `${variable} is a variable`)
+  const unused = (env: Record<string, string>) =>
+    loadConfiguration({ BUCKETS_SOURCE: 's3', ...env }, { dotenvPath: false }).unusedGroupSettings
+  const env = {
+    PREFIX_TOP_K: '5',
+    S3_BUCKET_SETTINGS: 'true',
+    BUCKET_TAG_LABELS: 'team',
+    MULTIPART_STALE_DAYS: '3',
+  }
+  assert.deepEqual(unused(env), [
+    { group: 'hidden', variables: ['MULTIPART_STALE_DAYS'] },
+    { group: 'prefixes', variables: ['PREFIX_TOP_K'] },
+    { group: 'info', variables: ['S3_BUCKET_SETTINGS', 'BUCKET_TAG_LABELS'] },
+  ])
+  assert.deepEqual(unused({ ...env, BUCKET_METRICS: 'all' }), [])
+  assert.deepEqual(unused({ ...env, BUCKET_METRICS: 'default,info,hidden' }), [
+    { group: 'prefixes', variables: ['PREFIX_TOP_K'] },
+  ])
+  assert.deepEqual(unused({ S3_BUCKET_SETTINGS: 'false', PREFIX_DEPTH: '0' }), [])
+  // rgw reads no S3_BUCKET_SETTINGS: the other-source warning names it, not this one.
+  assert.deepEqual(
+    unused({ BUCKETS_SOURCE: 'rgw', S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET_SETTINGS: 'true' }),
+    [],
+  )
+  assert.equal(
+    unusedGroupWarning({ group: 'info', variables: ['BUCKET_TAG_LABELS'] }, ''),
+    'BUCKET_TAG_LABELS set, but BUCKET_METRICS leaves out the info group, so nothing reads it: add info (BUCKET_METRICS=default,info) or remove it',
+  )
 })
