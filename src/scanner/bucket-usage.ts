@@ -1,20 +1,15 @@
-// long: the record, its fold and its merge in one place (a per-bucket figure is one property, one fold step and one merge step here); the generic merge helpers could move out
+// long: the record and its folds in one place (a per-bucket figure is one property and one fold step here)
 /*
  * A bucket's figures, in one place: what they are (the record's schema, from which the BucketUsage
- * type and the state file's check derive) and how a listing folds into them and how two partial
- * folds merge. A per-bucket figure a listing gives is one property, one fold step and one merge
- * step here, plus its family in src/collectors/usage-series.ts: two files.
+ * type and the state file's check derive) and how a listing folds into them. A per-bucket figure
+ * a listing gives is one property and one fold step here, one entry in usage-sums.ts (additive or
+ * not: how two records combine, for the fs walk's parts and the `_other` row), plus its family in
+ * src/collectors/usage-series.ts.
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
-import {
-  mergePrefixes,
-  PrefixFiguresSchema,
-  PrefixSketch,
-  sketchCapacity,
-  topPrefixes,
-} from './prefix-sketch.js'
+import { PrefixFiguresSchema, PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -296,71 +291,6 @@ export class VersionAccumulator {
         : {}),
     }
   }
-}
-
-/** Sums two partial figures of one bucket (parts of a walk done on different threads). */
-export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
-  const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
-  const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
-  const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
-  const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes, addCounts)
-  const sizeHistogram = addArrays(a.sizeHistogram, b.sizeHistogram)
-  const sizeRanges = addArrays(a.sizeRanges, b.sizeRanges)
-  const ageBytes = addArrays(a.ageBytes, b.ageBytes)
-  const ageObjects = addArrays(a.ageObjects, b.ageObjects)
-  const storageClassAgeBytes = mergeRecords<readonly number[]>(
-    a.storageClassAgeBytes,
-    b.storageClassAgeBytes,
-    addCountArrays,
-  )
-  const prefixes =
-    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
-  return {
-    bytes: a.bytes + b.bytes,
-    objects: a.objects + b.objects,
-    ...(sizeHistogram ? { sizeHistogram } : {}),
-    ...(sizeRanges ? { sizeRanges } : {}),
-    ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
-    ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
-    ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
-    ...(ageBytes ? { ageBytes } : {}),
-    ...(ageObjects ? { ageObjects } : {}),
-    ...(storageClassBytes ? { storageClassBytes } : {}),
-    ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
-    ...(prefixes ? { prefixes } : {}),
-    // Settings are the bucket's, not a part's: either part's copy is the bucket's.
-    ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
-    ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
-  }
-}
-
-function addArrays(a: readonly number[] | undefined, b: readonly number[] | undefined): number[] | undefined {
-  if (!a || !b) return a ? [...a] : b ? [...b] : undefined
-  return a.map((value, index) => value + (b[index] ?? 0))
-}
-
-/** Adds two records key by key (`add` is given the first's value, if any, and the second's). */
-function mergeRecords<V>(
-  a: Readonly<Record<string, V>> | undefined,
-  b: Readonly<Record<string, V>> | undefined,
-  add: (x: V | undefined, y: V) => V,
-): Record<string, V> | undefined {
-  if (!a && !b) return undefined
-  const out: Record<string, V> = { ...a }
-  for (const [key, value] of Object.entries(b ?? {})) out[key] = add(out[key], value)
-  return out
-}
-
-const addCounts = (x: number | undefined, y: number): number => (x ?? 0) + y
-const addCountArrays = (x: readonly number[] | undefined, y: readonly number[]): number[] =>
-  addArrays(x, y) ?? []
-
-function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.max(a, b)
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
 }
 
 /**

@@ -231,3 +231,37 @@ test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming
   assert.equal(named.code, 0, named.stderr)
   assert.doesNotMatch(named.stderr, /BUCKET_METRICS leaves out/)
 })
+
+test('BUCKETS_TOP_N: the _other row sums the age bands too (the one list of additive figures)', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-scan-folds-other-')
+  const data = join(folder, 'data')
+  const files = [
+    { bucket: 'big', size: 10_000, daysOld: 0 },
+    { bucket: 'aged', size: 100, daysOld: 100 },
+    { bucket: 'recent', size: 50, daysOld: 2 },
+    { bucket: 'recent', size: 7, daysOld: 2.5 },
+  ]
+  for (const [index, file] of files.entries()) {
+    await mkdir(join(data, file.bucket), { recursive: true })
+    const path = join(data, file.bucket, `f${index}`)
+    await writeFile(path, Buffer.alloc(file.size))
+    const when = new Date((T0 - file.daysOld * DAY) * 1000)
+    await utimes(path, when, when)
+  }
+  const exporter = await startExporter(
+    { DATA_DIR: data, SCAN_INTERVAL_SECONDS: '3600', BUCKETS_TOP_N: '1', BUCKET_METRICS: 'default,age' },
+    { scanClock: () => T0 * 1000 },
+  )
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  const bands = (family: string) =>
+    Object.fromEntries(
+      findSamples(scrape, family, { bucket: '_other' })
+        .filter((sample) => sample.value !== 0)
+        .map((sample) => [sample.labels.age, sample.value]),
+    )
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: '_other' }), 157)
+  assert.deepEqual(bands('objstore_bucket_age_bytes'), { lt_7d: 57, lt_180d: 100 })
+  assert.deepEqual(bands('objstore_bucket_age_objects'), { lt_7d: 2, lt_180d: 1 })
+  assert.equal(sampleValue(scrape, 'objstore_bucket_age_bytes', { bucket: 'big', age: 'lt_1d' }), 10_000)
+})
