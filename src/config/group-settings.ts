@@ -8,7 +8,8 @@ import { otherSourceVariables } from './source-checks.js'
 
 /**
  * The variables only an opt-in group reads, with the value that turns their figures off where one
- * does (setting that is no trap). Set while their group is off, nothing reads them: start-up says so.
+ * does (set to it, a variable is no trap). Set otherwise while their group is off, nothing reads
+ * them: start-up says so.
  */
 export const GROUP_VARIABLES: Readonly<
   Record<OptInBucketGroup, readonly { readonly variable: string; readonly off?: string | number | boolean }[]>
