@@ -94,19 +94,21 @@ function withinTwoEdits(a: string, b: string): boolean {
 
 /** Edit distance counting a swap of two neighbouring letters as one edit (PROT is one from PORT). */
 export function distance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  )
-  const at = (i: number, j: number) => rows[i]?.[j] ?? Number.POSITIVE_INFINITY
+  // Three rows of the table: the one before last (for swaps), the last, and the one being filled.
+  const width = b.length + 1
+  let before = new Uint16Array(width)
+  let last = Uint16Array.from({ length: width }, (_, j) => j)
+  let row = new Uint16Array(width)
   for (let i = 1; i <= a.length; i++) {
-    const row = rows[i] ?? []
+    row[0] = i
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost)
+      let best = Math.min((last[j] as number) + 1, (row[j - 1] as number) + 1, (last[j - 1] as number) + cost)
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, at(i - 2, j - 2) + 1)
+        best = Math.min(best, (before[j - 2] as number) + 1)
       row[j] = best
     }
+    ;[before, last, row] = [last, row, before]
   }
-  return at(a.length, b.length)
+  return last[b.length] as number
 }
