@@ -15,8 +15,9 @@ import { setFlagsFromString } from 'node:v8'
  * the factor (NODE_OPTIONS or a node flag).
  */
 const GROWTH_FLAG = '--semi-space-growth-factor'
+// V8 reads its flags with dashes or underscores.
 const operatorSet = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
-  arg.includes(GROWTH_FLAG.slice(2)),
+  /semi[-_]space[-_]growth[-_]factor/.test(arg),
 )
 if (!operatorSet) setFlagsFromString(`${GROWTH_FLAG}=1`)
 const { runCli } = await import('./cli/index.js')
