@@ -1,3 +1,4 @@
+import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../scanner/sources/s3/settings.js'
 import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
@@ -25,7 +26,6 @@ import {
 } from './source-checks.js'
 import { unknownVariables } from './unknown-variables.js'
 import { withoutCredentials } from './url-credentials.js'
-import { validateEnv } from './validate-env.js'
 
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
@@ -41,6 +41,12 @@ export type Config = Readonly<
 >
 
 export { ConfigError }
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+}
 
 export interface LoadOptions {
   /** Path of a dotenv file read when present (variables in `env` win); false to read none. */
@@ -131,7 +137,7 @@ export function loadConfiguration(
       )
   }
 
-  // Numbers reach the schema as numbers, read in plain decimal only (decimal() says why).
+  // Numbers reach Ajv as numbers, already checked, so its Number() coercion never runs on them.
   const data: Record<string, string | number> = {}
   for (const [name, property] of Object.entries(properties)) {
     const value = values.get(name)
@@ -144,12 +150,15 @@ export function loadConfiguration(
     }
   }
 
-  const validation = validateEnv(properties, data)
-  const named = new Set(problems.map((line) => line.split(/[=:]/)[0]))
-  for (const name of validation.refused)
-    if (!named.has(name))
-      problems.push(badValueLine(name, properties[name] as PropertySchema, values.get(name)))
-  const raw = validation.refused.length === 0 ? (validation.values as Env) : undefined
+  let raw: Env | undefined
+  try {
+    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false })
+  } catch (error) {
+    const errors = (error as { errors?: AjvError[] }).errors
+    if (!errors) throw error
+    const named = new Set(problems.map((line) => line.split(/[=:]/)[0]))
+    problems.push(...describeErrors(errors, values).filter((line) => !named.has(line.split(/[=:]/)[0])))
+  }
   if (raw !== undefined) problems.push(...emptyValueProblems(raw, empty))
   if (problems.length > 0 || raw === undefined) throw new ConfigError(problems)
   const config = checkRelations(raw)
@@ -198,8 +207,8 @@ function sourcedValues(
 
 /**
  * A number written in plain decimal, as the schema's type wants it; undefined for anything else.
- * Number() alone (what Ajv's coercion did) reads `0x2642` as 9794, `1e3` as 1000, and `1e400` as
- * Infinity.
+ * Ajv's own coercion is Number(): it reads `0x2642` as 9794, `1e3` as 1000, and `1e400` as
+ * Infinity, which passes minimum and maximum (they compare finite numbers only).
  */
 function decimal(text: string, type: 'number' | 'integer'): number | undefined {
   const pattern = type === 'integer' ? /^-?[0-9]+$/ : /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$/
@@ -242,6 +251,23 @@ function checkRelations(raw: Env): Config {
   if (problems.length > 0) throw new ConfigError(problems)
   const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
   return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
+}
+
+function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {
+  const lines = new Map<string, string>()
+  for (const error of errors) {
+    const name = error.instancePath.replace(/^\//, '')
+    if (!name || lines.has(name)) continue
+    const property = (envSchema.properties as Record<string, PropertySchema | undefined>)[name]
+    const value = values.get(name)
+    lines.set(
+      name,
+      property
+        ? badValueLine(name, property, value)
+        : `${name}=${shownValue(name, value?.text ?? '')}: expected ${error.message ?? 'a valid value'}${originSuffix(value?.origin)}`,
+    )
+  }
+  return [...lines.values()]
 }
 
 /** A bad value as an error line may show it: secrets hidden, URLs without their credentials. */

@@ -1,6 +1,6 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox'
 
-/** A string restricted to a fixed set: a plain JSON-schema enum, one clear error line. */
+/** A string restricted to a fixed set; a plain JSON-schema enum gives Ajv one clear error. */
 export function StringEnum<const T extends readonly string[]>(
   values: T,
   options: { default: T[number]; description: string },
@@ -17,7 +17,6 @@ export type PropertySchema = TSchema & {
   exclusiveMinimum?: number
   pattern?: string
   minLength?: number
-  maxLength?: number
   default?: unknown
   description?: string
 }
