@@ -34,6 +34,8 @@ export interface ExporterOptions {
   readonly scanClock?: () => number
   /** Extra collectors, for tests of isolation. */
   readonly extraCollectors?: readonly Collector[]
+  /** How long rendered runtime families are served again (RUNTIME_MAX_AGE_MS); set only in tests. */
+  readonly runtimeMaxAgeMs?: number
 }
 
 export interface Exporter {
@@ -139,6 +141,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     ...naming,
     collection: runner,
     runtime,
+    ...(options.runtimeMaxAgeMs === undefined ? {} : { runtimeMaxAgeMs: options.runtimeMaxAgeMs }),
   })
   const readiness = new Readiness()
   readiness.add('usage snapshot', () => scanner.snapshot !== undefined)

@@ -1,3 +1,4 @@
+import type { ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import { S3_CREDENTIAL_URL_VARIABLES, S3_SECRET_VARIABLES } from '../s3/settings.js'
@@ -17,7 +18,7 @@ export const rgwSource = defineSource({
   where: (settings: RgwSettings) =>
     `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,
   create: async (
-    settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number; readonly BUCKET_METRICS: string },
+    settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number; readonly SCAN_FOLDS: ScanFolds },
     logger,
   ) =>
     (await import('./source.js')).createRgwSource({
@@ -32,10 +33,9 @@ export const rgwSource = defineSource({
         maxObjectsPerShard: settings.RGW_SAFE_MAX_OBJECTS_PER_SHARD,
         warningPercent: settings.RGW_SHARD_WARNING_PERCENT,
       },
+      folds: settings.SCAN_FOLDS,
       userMetrics: settings.RGW_USER_METRICS,
       usersMax: settings.RGW_USERS_MAX,
-      // Read only when its families are asked for (the `usage_log` group is opt-in).
-      usageLog: settings.BUCKET_METRICS.split(',').some((group) => group === 'usage_log' || group === 'all'),
       logger,
     }),
 })

@@ -1,5 +1,6 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import type { Logger } from 'pino'
+import { ALL_FOLDS, type ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
@@ -40,10 +41,10 @@ export interface RgwSourceOptions {
   readonly userMetrics?: boolean
   /** RGW_USERS_MAX: the most users measured a scan. */
   readonly usersMax?: number
-  /** Read the usage log (BUCKET_METRICS asks for the `usage_log` group). */
-  readonly usageLog?: boolean
   /** Where the usage log's and the user bound's trouble is reported, once per change. */
   readonly logger?: Logger
+  /** Which opt-in figures to keep: owner and tenant (`info`), the index fill (`index`), the usage log (`usage_log`, read only then); default all. */
+  readonly folds?: Pick<ScanFolds, 'info' | 'index' | 'usage_log'>
 }
 
 /**
@@ -73,10 +74,12 @@ class RgwUsageSource implements UsageSource {
   /** Users left out by RGW_USERS_MAX at the last report. */
   #omittedUsers = 0
   readonly requests = new RequestCounter('rgw_admin')
+  readonly #folds: Pick<ScanFolds, 'info' | 'index' | 'usage_log'>
 
   constructor(options: RgwSourceOptions) {
     this.#options = options
     this.#indexLimits = options.indexLimits ?? DEFAULT_INDEX_LIMITS
+    this.#folds = options.folds ?? ALL_FOLDS
     this.id = `rgw:${withoutCredentials(options.endpoint)}`
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
@@ -113,7 +116,7 @@ class RgwUsageSource implements UsageSource {
 
   async beginScan({ signal, fixedBuckets, previous }: BeginScanOptions) {
     const stats = await this.#call(BUCKET_STATS, signal, () => this.#client.listBucketStatsEntries(signal))
-    const usageLog = this.#options.usageLog ? await this.#readUsageLog(signal) : undefined
+    const usageLog = this.#folds.usage_log ? await this.#readUsageLog(signal) : undefined
     const byName = new Map<string, RgwStatsEntry>()
     for (const entry of stats) byName.set(bucketName(entry), entry)
     const round: ScanRound = {
@@ -127,7 +130,7 @@ class RgwUsageSource implements UsageSource {
             cause: entry.error,
           })
         }
-        const usage = usageFromStats(entry.stats, this.#indexLimits)
+        const usage = usageFromStats(entry.stats, this.#indexLimits, this.#folds)
         const counters = usageLogOf(usageLog, bucket, previous?.(bucket)?.usageLog)
         return counters ? { ...usage, usageLog: counters } : usage
       },
@@ -213,11 +216,18 @@ function usageLogOf(
   return advanceUsageLog(previous, hours)
 }
 
-/** What the admin API's counters say about one bucket, in the scanner's terms. */
-export function usageFromStats(stats: RgwBucketStats, limits = DEFAULT_INDEX_LIMITS): BucketUsage {
+/**
+ * What the admin API's counters say about one bucket, in the scanner's terms; the opt-in figures
+ * (owner and tenant, index fill) only when `folds` asks for them.
+ */
+export function usageFromStats(
+  stats: RgwBucketStats,
+  limits = DEFAULT_INDEX_LIMITS,
+  folds: Pick<ScanFolds, 'info' | 'index'> = ALL_FOLDS,
+): BucketUsage {
   const main = categoryUsage(stats, RGW_MAIN)
   const quota = stats.quota
-  const index = indexFill(stats, limits)
+  const index = folds.index ? indexFill(stats, limits) : undefined
   return {
     bytes: main.sizeBytes,
     objects: main.objects,
@@ -225,7 +235,9 @@ export function usageFromStats(stats: RgwBucketStats, limits = DEFAULT_INDEX_LIM
     ...(quota?.enabled && quota.maxSizeBytes !== undefined ? { quotaBytes: quota.maxSizeBytes } : {}),
     // bucket_info: who owns it and its tenant ('' for the global one); the admin API's bucket
     // stats carry no versioning, object lock, lifecycle or tags, so those labels stay empty.
-    settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) },
+    ...(folds.info
+      ? { settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) } }
+      : {}),
     ...(index ? { index } : {}),
   }
 }

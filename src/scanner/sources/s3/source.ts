@@ -23,6 +23,13 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly multipartStaleDays?: number
   /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
   readonly prefixes?: PrefixSettings | undefined
+  /** The `age` group: age bands of current objects, and per storage class (default true). */
+  readonly ages?: boolean
+  /**
+   * The `hidden` group (default true): noncurrent ages, expired delete markers, stale uploads and
+   * the bytes of incomplete uploads; off, no ListParts request is made.
+   */
+  readonly hidden?: boolean
   /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
   readonly bucketSettings?: boolean
   readonly tagLabels?: ReadonlyMap<string, string>
@@ -35,8 +42,8 @@ const PAGE_SIZE = 1000
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
- * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and ListParts
- * (multipart.ts). A store
+ * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and, with the
+ * `hidden` group, ListParts (multipart.ts). A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
  * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
  * families are omitted, one info line says so, the rest is still measured. The client and its
@@ -129,6 +136,7 @@ class S3UsageSource implements UsageSource {
         startedMs,
         maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
         staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+        hidden: this.#options.hidden ?? true,
         listParts: !this.#unsupported.has('ListParts'),
         onListPartsUnsupported: () =>
           this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
@@ -198,6 +206,8 @@ class S3UsageSource implements UsageSource {
     const fold = new VersionListingFold({
       storageClasses: true,
       nowMs,
+      ages: this.#options.ages,
+      hidden: this.#options.hidden,
       prefixTopK: prefixes?.topK,
       prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
     })
@@ -231,7 +241,12 @@ class S3UsageSource implements UsageSource {
   }
 
   #accumulator(nowMs: number): UsageAccumulator {
-    return new UsageAccumulator({ storageClasses: true, nowMs, prefixTopK: this.#options.prefixes?.topK })
+    return new UsageAccumulator({
+      storageClasses: true,
+      nowMs,
+      ages: this.#options.ages,
+      prefixTopK: this.#options.prefixes?.topK,
+    })
   }
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
