@@ -1,4 +1,3 @@
-// long: the record, its fold and its merge in one place (a per-bucket figure is one property, one fold step and one merge step here); the generic merge helpers could move out
 /*
  * A bucket's figures, in one place: what they are (the BucketUsage type, derived from the record's
  * schema in bucket-usage-schema.ts, which the state file's check compiles) and how a listing folds
