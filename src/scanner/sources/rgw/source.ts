@@ -2,6 +2,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
+import { RequestCounter } from '../request-counter.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { RgwAdminClient } from './admin.js'
 import { classifyRgwError } from './errors.js'
@@ -47,6 +48,7 @@ class RgwUsageSource implements UsageSource {
   readonly #client: RgwAdminClient
   readonly #retry: RetryPolicy
   readonly #indexLimits: IndexLimits
+  readonly requests = new RequestCounter('rgw_admin')
 
   constructor(options: RgwSourceOptions) {
     this.#indexLimits = options.indexLimits ?? DEFAULT_INDEX_LIMITS
@@ -57,6 +59,7 @@ class RgwUsageSource implements UsageSource {
       endpoint: options.endpoint,
       region: options.region,
       adminPath: options.adminPath,
+      counter: this.requests,
       credentials: explicitKeys
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
         : defaultProvider(),

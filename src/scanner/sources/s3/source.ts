@@ -6,6 +6,7 @@ import { UsageAccumulator, withTopPrefixes } from '../../bucket-usage.js'
 import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import { type VersionEntry, VersionListingFold } from '../../version-listing.js'
+import { RequestCounter } from '../request-counter.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
@@ -59,13 +60,14 @@ class S3UsageSource implements UsageSource {
   readonly #retry: RetryPolicy
   readonly #unsupported = new Set<Optional>()
   readonly #settings: BucketSettingsReader
+  readonly requests = new RequestCounter('s3')
 
   constructor(options: S3SourceOptions) {
     this.#options = options
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     // Shown in logs and kept in the state file: never with user info from the URL.
     this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
-    this.#client = createCheckedClient(options)
+    this.#client = createCheckedClient({ ...options, counter: this.requests })
     this.#settings = new BucketSettingsReader({
       client: this.#client,
       logger: options.logger,
