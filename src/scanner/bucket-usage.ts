@@ -278,7 +278,10 @@ export class VersionAccumulator {
   }
 }
 
-/** Sums two partial figures of one bucket (parts of a walk done on different threads). */
+/**
+ * Sums two partial figures of one bucket (parts of a walk done on different threads, key ranges of
+ * one s3 listing).
+ */
 export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
   const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
@@ -295,6 +298,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   )
   const prefixes =
     a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
+  const versions =
+    a.versions && b.versions ? mergeVersions(a.versions, b.versions) : (a.versions ?? b.versions)
   return {
     bytes: a.bytes + b.bytes,
     objects: a.objects + b.objects,
@@ -308,9 +313,28 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(storageClassBytes ? { storageClassBytes } : {}),
     ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
     ...(prefixes ? { prefixes } : {}),
+    ...(versions ? { versions } : {}),
     // Settings are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
+  }
+}
+
+/** Two parts of a versioned listing that split no key's versions (s3 key ranges). */
+function mergeVersions(a: VersionUsage, b: VersionUsage): VersionUsage {
+  const noncurrentAgeBytes = addArrays(a.noncurrentAgeBytes, b.noncurrentAgeBytes)
+  const noncurrentAgeVersions = addArrays(a.noncurrentAgeVersions, b.noncurrentAgeVersions)
+  const expired = a.expiredDeleteMarkers ?? b.expiredDeleteMarkers
+  return {
+    versions: a.versions + b.versions,
+    deleteMarkers: a.deleteMarkers + b.deleteMarkers,
+    noncurrentBytes: a.noncurrentBytes + b.noncurrentBytes,
+    versionRanges: addArrays(a.versionRanges, b.versionRanges) ?? [],
+    ...(noncurrentAgeBytes ? { noncurrentAgeBytes } : {}),
+    ...(noncurrentAgeVersions ? { noncurrentAgeVersions } : {}),
+    ...(expired !== undefined
+      ? { expiredDeleteMarkers: (a.expiredDeleteMarkers ?? 0) + (b.expiredDeleteMarkers ?? 0) }
+      : {}),
   }
 }
 

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
+import { ListingSlots } from '../../src/scanner/listing-slots.js'
+import { compareKeys, type KeyRange, pastRange } from '../../src/scanner/sources/s3/key-ranges.js'
+import { listByRanges, type RangedListing } from '../../src/scanner/sources/s3/ranged-listing.js'
+
+/** Keys 0..n-1 as `k-000123`, each of size = its index, listed in pages of 100 from a range's start. */
+function memoryListing(
+  count: number,
+  slots: ListingSlots | undefined,
+  options: { failAfter?: string; maxRanges?: number } = {},
+) {
+  const keys = Array.from({ length: count }, (_, index) => `k-${String(index).padStart(6, '0')}`)
+  const starts: Array<string | undefined> = []
+  let inFlight = 0
+  let mostInFlight = 0
+  const listing: RangedListing<{ keys: string[]; truncated: boolean }, UsageAccumulator> = {
+    signal: new AbortController().signal,
+    slots,
+    split: { maxRanges: options.maxRanges ?? 8, maxProbes: 32, afterPages: 2 },
+    newFold: () => new UsageAccumulator({ storageClasses: true, nowMs: 0 }),
+    async *pages(range: KeyRange, signal: AbortSignal) {
+      starts.push(range.after)
+      let index =
+        range.after === undefined ? 0 : keys.findIndex((key) => compareKeys(key, range.after as string) > 0)
+      if (index < 0) index = keys.length
+      for (let bound = 0; bound < 1000; bound++) {
+        inFlight++
+        mostInFlight = Math.max(mostInFlight, inFlight)
+        await new Promise((resolve) => setImmediate(resolve))
+        inFlight--
+        signal.throwIfAborted()
+        const page = keys.slice(index, index + 100)
+        if (options.failAfter && page.some((key) => compareKeys(key, options.failAfter as string) > 0)) {
+          throw new Error('store failed on a range')
+        }
+        index += page.length
+        yield { keys: page, truncated: index < keys.length }
+        if (index >= keys.length) return
+      }
+    },
+    foldPage(fold, page, range) {
+      for (const key of page.keys) {
+        if (pastRange(key, range)) return false
+        fold.add(Number(key.slice(2)), 1_000, 'STANDARD')
+      }
+      return true
+    },
+    continuesAfter: (page) => (page.truncated ? page.keys.at(-1) : undefined),
+    finish: (fold) => fold.finish(),
+    async probe(request) {
+      const after = keys.filter(
+        (key) => key.startsWith(request.prefix) && compareKeys(key, request.startAfter) > 0,
+      )
+      return {
+        keys: after.slice(0, request.maxKeys),
+        prefixes: [],
+        truncated: after.length > request.maxKeys,
+      }
+    },
+  }
+  return { listing, starts, keys, mostInFlight: () => mostInFlight }
+}
+
+function sequentialFold(count: number) {
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: 0 })
+  for (let index = 0; index < count; index++) fold.add(index, 1_000, 'STANDARD')
+  return fold.finish()
+}
+
+test('a long listing splits on spare slots and folds to the figures of one listing', async () => {
+  const slots = new ListingSlots(4)
+  const release = await slots.acquire()
+  const store = memoryListing(5_000, slots)
+  assert.deepStrictEqual(await listByRanges(store.listing), sequentialFold(5_000))
+  release()
+  assert.ok(store.starts.length > 2, `ranges from ${store.starts}`)
+  assert.ok(store.mostInFlight() > 1 && store.mostInFlight() <= 4, `${store.mostInFlight()} pages at once`)
+  assert.equal(slots.spare, 4, 'every slot given back')
+})
+
+test('no spare slot, no range: one listing, as before', async () => {
+  const slots = new ListingSlots(1)
+  const release = await slots.acquire()
+  const store = memoryListing(5_000, slots)
+  assert.deepStrictEqual(await listByRanges(store.listing), sequentialFold(5_000))
+  release()
+  assert.deepEqual(store.starts, [undefined])
+  const off = memoryListing(5_000, new ListingSlots(8), { maxRanges: 1 })
+  assert.deepStrictEqual(await listByRanges(off.listing), sequentialFold(5_000))
+  assert.deepEqual(off.starts, [undefined])
+})
+
+test('a range failing fails the bucket, after every range stopped; slots given back', async () => {
+  const slots = new ListingSlots(6)
+  const release = await slots.acquire()
+  const store = memoryListing(8_000, slots, { failAfter: 'k-006500' })
+  await assert.rejects(listByRanges(store.listing), /store failed on a range/)
+  release()
+  assert.ok(store.starts.length > 2)
+  assert.equal(slots.spare, 6)
+})
+
+test('slots: waiters are served in order, before anyone who only tries', async () => {
+  const slots = new ListingSlots(1)
+  const first = await slots.acquire()
+  const order: string[] = []
+  const waiting = slots.acquire().then((release) => {
+    order.push('waiter')
+    return release
+  })
+  assert.equal(slots.tryAcquire(), undefined)
+  first()
+  first()
+  const second = await waiting
+  assert.equal(slots.tryAcquire(), undefined, 'the slot went to the waiter')
+  second()
+  assert.equal(slots.spare, 1)
+  assert.deepEqual(order, ['waiter'])
+})
