@@ -5,6 +5,7 @@
 #
 #   docker build -t objstore-exporter:0.1.0 .
 #   docker run -p 9786:9786 -v /mnt/disk1:/mnt/disk1:ro -e DRIVES=/mnt/disk1 objstore-exporter:0.1.0
+#   docker run --rm -e BUCKETS_SOURCE=s3 ... objstore-exporter:0.1.0 check-config
 #
 # The tag is package.json's version; docker-compose.yml and config/kubernetes use the same one.
 #
@@ -51,5 +52,7 @@ EXPOSE 9786
 # mutual TLS (TLS_CLIENT_CA_FILE) it has no client certificate and fails: run with
 # --no-healthcheck there (docs/deploy.md, "Mutual TLS and health checks").
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["node", "dist/healthcheck.js"]
-ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/main.js"]
+# The command line is the entry point, so `docker run IMAGE check-config` or
+# `docker run IMAGE scan --once --format json` run a subcommand; no arguments serve.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/main.js"]
+CMD ["serve"]

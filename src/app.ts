@@ -1,7 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
-import { secretValues } from './config/secret-values.js'
 import { secretValuesOf } from './logging/redaction.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
@@ -32,6 +31,24 @@ export interface AppDependencies {
   readonly token?: BearerToken | undefined
 }
 
+/**
+ * Fastify's validation message with the offending property named: "querystring must NOT have
+ * additional properties" alone does not say which parameter was mistyped.
+ */
+function describeSchemaErrors(
+  errors: ReadonlyArray<{ instancePath: string; message?: string; params: Record<string, unknown> }>,
+  dataVar: string,
+): Error {
+  return new Error(
+    errors
+      .map(({ instancePath, message = 'is invalid', params }) => {
+        const extra = typeof params.additionalProperty === 'string' ? `: "${params.additionalProperty}"` : ''
+        return `${dataVar}${instancePath} ${message}${extra}`
+      })
+      .join(', '),
+  )
+}
+
 /** The HTTP app without listening: tests drive it with inject() or listen on port 0 themselves. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config } = deps
@@ -45,6 +62,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.nodeOptions.requestTimeout,
     clientErrorHandler: answerClientError,
+    // Fastify's default drops unknown properties silently: `?limt=10` would answer as if no limit
+    // was asked. Kept, they fail the schemas' additionalProperties: false with a 400 naming them.
+    ajv: { customOptions: { removeAdditional: false } },
+    schemaErrorFormatter: describeSchemaErrors,
   }
   // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes
   // and plugins never touch the raw server, and the TLS reloader gets it as a tls.Server.
@@ -64,13 +85,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(openApi, { bearer: deps.token !== undefined })
   await app.register(healthRoutes, { readiness: deps.readiness })
-  await app.register(landingRoute, {
-    metricsPath: config.METRICS_PATH,
-    status: deps.status,
-    secrets: secretValues(config),
-  })
-  // Error texts there may quote the SDK's own credentials (the AWS_* chain) as well as ours.
-  await app.register(apiRoutes, { status: deps.status, secrets: secretValuesOf(config, process.env) })
+  // Error texts on the page and in the API may quote the SDK's own credentials (the AWS_* chain)
+  // and a URL's credentials as well as our secret variables: one list for both.
+  const secrets = secretValuesOf(config, process.env)
+  await app.register(landingRoute, { metricsPath: config.METRICS_PATH, status: deps.status, secrets })
+  await app.register(apiRoutes, { status: deps.status, secrets })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,

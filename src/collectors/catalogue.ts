@@ -13,7 +13,7 @@ import { usageFamilies } from './usage-series.js'
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
  * prefix-series.ts, bucket-info-series.ts, scan-health.ts, exporter-families.ts,
- * budget-families.ts, logger.ts). Its order is the exposition order. The README's metrics
+ * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
  */

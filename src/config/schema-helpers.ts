@@ -8,7 +8,7 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 }
 
-/** The JSON-schema keywords the error messages and the README table read. */
+/** The JSON-schema keywords the error messages and docs/configuration.md's table read. */
 export type PropertySchema = TSchema & {
   type?: string
   enum?: readonly string[]

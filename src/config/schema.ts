@@ -17,7 +17,7 @@ import { serverEnv } from './env/server.js'
 
 /**
  * Every environment variable the exporter reads, declared once: validation, defaults, the
- * TypeScript type and the README's configuration table all derive from this object. Each concern
+ * TypeScript type and docs/configuration.md's table all derive from this object. Each concern
  * keeps its variables in its own file under env/; each usage source in its folder, gathered by the
  * source list (src/scanner/sources/list.ts).
  */

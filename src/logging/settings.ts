@@ -41,7 +41,7 @@ type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) e
   : never
 type TargetEnvs = UnionToIntersection<(typeof LOG_TARGET_DEFINITIONS)[number]['env']>
 
-/** Every logging variable: the shared ones, then each target's, in registry order (the README's order). */
+/** Every logging variable: the shared ones, then each target's, in registry order (docs/configuration.md's order). */
 export const loggingEnv: typeof sharedEnv & TargetEnvs = Object.assign(
   {},
   sharedEnv,

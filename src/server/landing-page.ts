@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { redactSecrets } from './redact-secrets.js'
 import type { ExporterStatus } from './status.js'
 
 /** How many buckets the page lists (the largest). */
@@ -20,7 +21,7 @@ export interface LandingPageInput {
  */
 export function renderLandingPage(input: LandingPageInput): string {
   const { status } = input
-  const text = (value: string) => escapeHtml(redact(value, input.secrets))
+  const text = (value: string) => escapeHtml(redactSecrets(value, input.secrets))
   const waiting = status.waitingFor()
   return `<!doctype html>
 <html lang="en">
@@ -169,12 +170,6 @@ export const LANDING_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).d
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
-}
-
-function redact(text: string, secrets: readonly string[]): string {
-  let result = text
-  for (const secret of secrets) if (secret) result = result.split(secret).join('[redacted]')
-  return result
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']

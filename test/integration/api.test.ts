@@ -168,6 +168,10 @@ describe('JSON API', () => {
       assert.equal(response.status, 400, bad)
       assert.equal(((await response.json()) as { statusCode: number }).statusCode, 400)
     }
+    // A mistyped parameter is refused and named, not ignored.
+    const mistyped = await get('/api/v1/buckets?limt=1')
+    assert.equal(mistyped.status, 400)
+    assert.match(((await mistyped.json()) as { message: string }).message, /limt/)
   })
 
   it('shows the drives and the status', async () => {

@@ -36,7 +36,8 @@ export interface RunningExporter {
 
 /**
  * Starts the whole exporter in-process on a free loopback port, configured from `env` exactly as
- * main.ts would (DATA_DIR defaults to a fresh temporary folder), and waits for its first usage
+ * main.ts would (DATA_DIR defaults to a fresh temporary folder; load shedding off unless `env`
+ * sets MAX_EVENT_LOOP_DELAY_MS), and waits for its first usage
  * snapshot. Logs are captured as JSON. Throws what createExporter throws (a ConfigError for a
  * bad token or TLS file).
  */
@@ -46,7 +47,16 @@ export async function startExporter(
 ): Promise<RunningExporter> {
   const scratch = await mkdtemp(join(tmpdir(), 'objstore-exporter-test-'))
   const config = loadConfig(
-    { DATA_DIR: join(scratch, 'data'), ...env, HOST: '127.0.0.1', PORT: '1' },
+    {
+      DATA_DIR: join(scratch, 'data'),
+      // In-process, the exporter shares its event loop with the test: the test's own synchronous
+      // work (compiling an OpenAPI validator, parsing a million-series scrape) is event-loop delay
+      // that load shedding would answer 503 to on a busy machine. Tests of shedding set it.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: '1',
+    },
     {
       dotenvPath: false,
     },

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -27,6 +27,26 @@ export interface ProcessOptions {
 }
 
 /**
+ * Throws a clear error when `user` cannot read the checkout (src/main.ts and tsx): a clone under
+ * a 0700 folder (mktemp -d) is not traversable by `nobody`, and the exporter would die at once
+ * with an import error that reads like a bug in the test.
+ */
+function assertReadableBy(user: { readonly uid: number; readonly gid: number }): void {
+  const files = [MAIN, fileURLToPath(TSX)]
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', 'for (const file of process.argv.slice(1)) require("node:fs").accessSync(file)', ...files],
+    { ...user, encoding: 'utf8', timeout: 10_000 },
+  )
+  if (probe.status !== 0) {
+    throw new Error(
+      `uid ${user.uid} cannot read the checkout (${files.join(', ')}): a folder above it is not ` +
+        `traversable by others; chmod 755 it. ${probe.stderr.split('\n').find((line) => line.includes('Error')) ?? ''}`,
+    )
+  }
+}
+
+/**
  * Runs the real entry point (src/main.ts through tsx) as a child process, in `cwd`, with exactly
  * `env` plus PATH: what an operator gets from `npm start`.
  */
@@ -35,6 +55,7 @@ export function startExporterProcess(
   cwd: string,
   options: ProcessOptions = {},
 ): ExporterProcess {
+  if (options.user) assertReadableBy(options.user)
   const args = [...(options.nodeArgs ?? []), '--import', TSX, MAIN, ...(options.args ?? [])]
   const child = spawn(process.execPath, args, {
     cwd,

@@ -90,14 +90,15 @@ test('Dockerfile: non-root numeric user, init process, port and health check mat
     find('EXPOSE').map((instruction) => instruction.args),
     [String(DEFAULT_PORT)],
   )
-  assert.match(find('ENTRYPOINT')[0]?.args ?? '', /tini/)
+  // tini, then the command line itself: `docker run IMAGE check-config` runs that subcommand.
+  assert.match(find('ENTRYPOINT')[0]?.args ?? '', /^\["\/usr\/bin\/tini", "--", "node", "dist\/main\.js"\]$/)
   const healthcheck = find('HEALTHCHECK')[0]?.args ?? ''
   assert.match(healthcheck, /CMD \["node", "dist\/healthcheck\.js"\]$/)
   assert.ok(
     existsSync(join(REPO_ROOT, 'src/healthcheck.ts')),
     'dist/healthcheck.js is built from src/healthcheck.ts',
   )
-  assert.match(find('CMD').at(-1)?.args ?? '', /"node", "dist\/main\.js"/)
+  assert.equal(find('CMD').at(-1)?.args, '["serve"]', 'no arguments: serve, the default subcommand')
   const env = find('ENV')
     .map((instruction) => instruction.args)
     .join(' ')

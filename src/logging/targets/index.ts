@@ -3,7 +3,7 @@ import { httpTarget } from './http/index.js'
 
 /**
  * Every log target there is: the one list from which LOG_TARGETS's accepted names, the schema
- * (each target's variables), the secrets, the README table and createLogger's factories derive.
+ * (each target's variables), the secrets, docs/configuration.md's table and createLogger's factories derive.
  * A new target (file, syslog) is one folder here exporting a LogTargetDefinition, and one entry.
  * The order is the order targets are built in, whatever order LOG_TARGETS names them.
  *

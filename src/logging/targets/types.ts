@@ -68,7 +68,7 @@ export interface TargetOptions {
 
 /**
  * Everything about one log target, in its folder: its variables (validation, defaults and the
- * README table derive from them), which of them are secret, what they require of each other, and
+ * docs/configuration.md's table derive from them), which of them are secret, what they require of each other, and
  * the factory. targets/index.ts lists the definitions; nothing else names a target.
  */
 export interface LogTargetDefinition<Name extends string, Env extends TProperties> {

@@ -6,7 +6,7 @@ import type { UsageSource } from './types.js'
 /**
  * What a source declares about itself, in its folder's index.ts: the one entry of the source list
  * (./list.ts) from which BUCKETS_SOURCE's values, the environment schema, the start-up checks and
- * the README's configuration table are derived. Declarations only: `create` imports the source's
+ * docs/configuration.md's table are derived. Declarations only: `create` imports the source's
  * implementation when it is chosen, so heavy dependencies (the AWS SDK, undici) stay unloaded.
  *
  * `Settings` is what `create` reads of the configuration (its own variables and any shared ones),

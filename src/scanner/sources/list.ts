@@ -4,7 +4,7 @@ import { s3Source } from './s3/index.js'
 
 /**
  * Every usage source, the one list: BUCKETS_SOURCE's values (the first is the default), the
- * environment schema, the start-up requirements, the secret variables and the README's table are
+ * environment schema, the start-up requirements, the secret variables and docs/configuration.md's table are
  * derived from it. A new source is a folder under sources/ (settings, index, source) and one entry
  * here. Only the sources' declarations are imported: their implementations load when chosen.
  */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
 import { type BucketJson, bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
 import { VERSION } from '../../version.js'
+import { redactSecrets } from '../redact-secrets.js'
 import type { ExporterStatus } from '../status.js'
 import {
   type BucketsQuery,
@@ -28,11 +29,7 @@ const TAGS = ['api']
  */
 export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Promise<void> {
   const { status } = options
-  const scrub = (text: string) =>
-    options.secrets.reduce(
-      (result, secret) => (secret ? result.split(secret).join('[redacted]') : result),
-      text,
-    )
+  const scrub = (text: string) => redactSecrets(text, options.secrets)
 
   app.get<{ Querystring: BucketsQuery }>(
     '/api/v1/buckets',

@@ -9,7 +9,7 @@
  * release (only `uid`, `bucket` and `stats`; Ceph 16 "pacific" included), so there is no
  * pagination to follow: RGW streams the whole array in one response.
  *
- * What the counters mean differs from a listing (see README "Ceph RGW"): `rgw.main` counts every
+ * What the counters mean differs from a listing (see docs/sources.md, "rgw"): `rgw.main` counts every
  * object version (noncurrent ones too, delete markers not) and the uploaded parts of incomplete
  * multipart uploads; `rgw.multimeta` holds one entry per incomplete multipart upload. The answer's
  * parser is stats.ts.

@@ -30,7 +30,7 @@ export interface RgwSourceOptions {
  * Ceph RGW's admin API as a bulk source: one signed `GET /admin/bucket?stats=true` per scan gives
  * every bucket's counters from RGW's bucket index, instead of a listing of every object.
  *
- * Mapping (README "Ceph RGW"): `rgw.main` size and object count become the bucket's bytes and
+ * Mapping (docs/sources.md, "rgw"): `rgw.main` size and object count become the bucket's bytes and
  * objects; RGW counts every stored version there (noncurrent ones too, delete markers not) and the
  * parts of incomplete multipart uploads, so versioned buckets and abandoned uploads read higher
  * than a listing of current objects. `rgw.multimeta` entries are incomplete multipart uploads. An

@@ -30,7 +30,7 @@ export const s3ConnectionEnv = {
   }),
 }
 
-/** `BUCKETS_SOURCE=s3`, in the order the README lists them. */
+/** `BUCKETS_SOURCE=s3`, in the order docs/configuration.md lists them. */
 export const s3Env = {
   SCAN_VERSIONS: Type.Boolean({
     default: false,
