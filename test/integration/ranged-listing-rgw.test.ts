@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startExporter } from '../support/exporter.js'
-import { assertSameMeasure } from '../support/listing-comparison.js'
+import { assertSameMeasure, slowPages } from '../support/listing-comparison.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { inParallel, rgwS3Client, rgwSourceEnv, ScenarioWriter } from '../support/rgw-scenario.js'
+import { type S3Gate, startS3Gate } from '../support/s3-gate.js'
 
 /**
  * A versioned bucket listed in key ranges at once (S3_LIST_RANGES, issue 15) against a real Ceph
@@ -17,6 +18,7 @@ describe('key ranges against Ceph RGW, with versions', { timeout: 15 * 60_000 },
   let cluster: RgwCluster
   let writer: ScenarioWriter
   let entries = 0
+  let gate: S3Gate
 
   before(async () => {
     cluster = await startRgwCluster()
@@ -44,15 +46,19 @@ describe('key ranges against Ceph RGW, with versions', { timeout: 15 * 60_000 },
       await writer.delete('history', `team-${index % 6}/gone-${index}`)
       entries++
     }
+    // Slow version pages, fast probes: the plan is ready before so small a bucket is listed.
+    gate = await startS3Gate(Number(new URL(cluster.endpoint).port))
+    gate.policy = slowPages(500)
   })
   after(async () => {
+    await gate?.close()
     writer?.s3.destroy()
     await cluster?.stop()
   })
 
   async function measure(extra: Record<string, string>) {
     const exporter = await startExporter(
-      rgwSourceEnv(cluster, 's3', {
+      rgwSourceEnv({ ...cluster, endpoint: gate.endpoint }, 's3', {
         SCAN_VERSIONS: 'true',
         BUCKET_METRICS: 'all',
         PREFIX_DEPTH: '2',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startExporter } from '../support/exporter.js'
-import { assertSameMeasure, rangeStarts } from '../support/listing-comparison.js'
+import { assertSameMeasure, rangeStarts, slowPages } from '../support/listing-comparison.js'
 import { type S3Gate, startS3Gate } from '../support/s3-gate.js'
 import { fillBucket, type ObjectSpec, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
@@ -9,8 +9,9 @@ import { fillBucket, type ObjectSpec, type S3rverProcess, startS3rver } from '..
  * One bucket listed in key ranges at once (S3_LIST_RANGES, issue 15) measures what one listing
  * page after page does: every field of the record, every family of the scrape (BUCKET_METRICS=all,
  * prefixes two levels deep), on a real S3 server with flat keys and with nested keys, each over
- * two listing pages so that the listing splits. The gate in front of s3rver shows the ranges
- * were listed (StartAfter requests), so the comparison cannot pass by listing once both times.
+ * two listing pages so that the listing splits. The gate in front of s3rver makes full pages slow
+ * (slowPages: the plan is ready before so small a bucket is listed) and shows the ranges were
+ * listed (StartAfter requests), so the comparison cannot pass by listing once both times.
  */
 
 let s3: S3rverProcess
@@ -44,6 +45,7 @@ before(async () => {
   await fillBucket(s3.client, 'flat-keys', FLAT)
   await fillBucket(s3.client, 'nested-keys', NESTED)
   gate = await startS3Gate(s3.port)
+  gate.policy = slowPages(2_000)
 })
 
 after(async () => {
@@ -76,7 +78,8 @@ test('flat and nested keys: key ranges listed at once give the figures of one li
   for (const bucket of ['flat-keys', 'nested-keys']) {
     assert.deepEqual(rangeStarts(sequential.seen, bucket, 'ListObjectsV2'), [], `${bucket}: one listing`)
     const starts = rangeStarts(ranged.seen, bucket, 'ListObjectsV2')
-    assert.ok(starts.length >= 2, `${bucket}: ranges listed from ${JSON.stringify(starts)}`)
+    // At least one range besides the first listing: the bucket was split.
+    assert.ok(starts.length >= 1, `${bucket}: ranges listed from ${JSON.stringify(starts)}`)
   }
   assert.ok(
     rangeStarts(ranged.seen, 'nested-keys', 'ListObjectsV2').some((start) => /^t\d\d\/$/.test(start)),

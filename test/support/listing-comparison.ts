@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { UsageSnapshot } from '../../src/scanner/snapshot.js'
 import type { ParsedExposition } from './exposition.js'
+import type { GateVerdict } from './s3-gate.js'
 import type { S3Request } from './s3-requests.js'
 
 /**
@@ -67,4 +69,23 @@ export function rangeStarts(seen: readonly S3Request[], bucket: string, operatio
     .map((request) => request.query.get(operation === 'ListObjectsV2' ? 'start-after' : 'key-marker') ?? '')
     .filter((start) => start !== '')
   return [...new Set(starts)]
+}
+
+/**
+ * A gate policy for a store whose listing pages are slow and whose probes are not (a page of
+ * 1,000 keys costs a store more than a one-key or prefixes-only answer): each full page waits
+ * `pageMs`, so a bucket of a few pages is still being listed when its plan is ready, as a bucket
+ * of thousands of pages would be. Without it the first listing may pass every boundary of so small
+ * a bucket while the plan is made, and nothing would be split.
+ */
+export function slowPages(pageMs: number): (request: S3Request) => Promise<GateVerdict> {
+  return async (request) => {
+    const probe =
+      request.operation === 'ListObjectsV2' &&
+      (request.query.has('delimiter') || request.query.get('max-keys') === '1')
+    if (!probe && (request.operation === 'ListObjectsV2' || request.operation === 'ListObjectVersions')) {
+      await delay(pageMs)
+    }
+    return 'forward'
+  }
 }

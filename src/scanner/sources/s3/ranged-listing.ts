@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { type BucketUsage, mergeUsage } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
 import type { ListingSlots } from '../../listing-slots.js'
@@ -56,6 +57,8 @@ interface Part<Fold> {
 
 export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold>): Promise<BucketUsage> {
   const abort = linkedAbort(listing.signal)
+  // Every part's request listens to it: as many as the budget has slots.
+  setMaxListeners(2 * (listing.slots?.size ?? 1) + 10, abort.signal)
   const parts: Part<Fold>[] = []
   const pending: KeyRange[] = []
   const workers: Promise<void>[] = []
@@ -98,29 +101,37 @@ export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold
     const first = listing.newFold()
     parts.push({ range, fold: first })
     let pagesListed = 0
-    let planned = listing.split.maxRanges < 2
+    let planning: Promise<void> | undefined
+    /** The last key the first listing folded; undefined once it is done. */
+    let listedThrough: string | undefined
     for await (const page of listing.pages(range, abort.signal)) {
       pagesListed++
       if (!listing.foldPage(first, page, range)) break
-      const after = listing.continuesAfter(page)
-      if (planned || after === undefined || pagesListed < listing.split.afterPages) continue
-      if ((listing.slots?.spare ?? 0) === 0) continue
-      planned = true
-      const plan = await planBoundaries({
-        after,
+      listedThrough = listing.continuesAfter(page)
+      if (planning || listedThrough === undefined || listing.split.maxRanges < 2) continue
+      if (pagesListed < listing.split.afterPages || (listing.slots?.spare ?? 0) === 0) continue
+      // Planned while the first listing goes on: the probes cost it no time.
+      planning = planBoundaries({
+        after: listedThrough,
         maxRanges: listing.split.maxRanges,
         maxProbes: listing.split.maxProbes,
         probe: (request) => listing.probe(request, abort.signal),
-      })
-      const [end, ...rest] = plan.boundaries
-      if (end === undefined) continue
-      range = { after: undefined, through: end }
-      ;(parts[0] as { range: KeyRange }).range = range
-      // The coarsest parts first (the shorter a boundary, the more keys it likely starts).
-      pending.push(...rangesFrom(end, rest).sort((a, b) => (a.after?.length ?? 0) - (b.after?.length ?? 0)))
-      listing.onSplit?.({ ranges: plan.boundaries.length + 1, probes: plan.probes })
-      spawn()
+      }).then((plan) => {
+        // Boundaries the first listing has passed meanwhile are dropped: it goes on to the next.
+        const reached = listedThrough
+        if (reached === undefined || failure) return
+        const [end, ...rest] = plan.boundaries.filter((boundary) => compareKeys(boundary, reached) >= 0)
+        if (end === undefined) return
+        range = { after: undefined, through: end }
+        ;(parts[0] as { range: KeyRange }).range = range
+        // The coarsest parts first (the shorter a boundary, the more keys it likely starts).
+        pending.push(...rangesFrom(end, rest).sort((a, b) => (a.after?.length ?? 0) - (b.after?.length ?? 0)))
+        listing.onSplit?.({ ranges: rest.length + 2, probes: plan.probes })
+        spawn()
+      }, fail)
     }
+    listedThrough = undefined
+    await planning
     await work()
   } catch (error) {
     fail(error)
