@@ -1,8 +1,8 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
-import pino from 'pino'
+import { S3Client } from '@aws-sdk/client-s3'
 import { benchBuild } from './support/build.js'
 import { type BenchRow, report } from './support/report.js'
 import { listingBucketName, startListingProcess } from './support/s3-listing.js'
+import { BENCH_CREDENTIALS, bareListing, listingScanner } from './support/s3-scan.js'
 
 /**
  * Issue 15, target 1: one bucket listed in key ranges at once, the built scanner as deployed
@@ -39,26 +39,9 @@ const bucketOf = (shape: string, latencyMs: number) =>
   listingBucketName(OBJECTS, latencyMs, `${shape}${latencyMs > 0 ? 'slow' : 'fast'}`)
 const buckets = SHAPES.flatMap(({ shape }) => [bucketOf(shape, LATENCY_MS), bucketOf(shape, 0)])
 const store = await startListingProcess(buckets)
-const silent = pino({ level: 'silent' })
-const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench-secret' }
 
 function scannerOf(bucket: string) {
-  return new UsageScanner({
-    source: createS3Source({
-      endpoint: store.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      ...credentials,
-      scanVersions: false,
-      logger: silent,
-    }),
-    filter: () => true,
-    fixedBuckets: [bucket],
-    intervalMs: 3_600_000,
-    concurrency: CONCURRENCY,
-    timeoutMs: 600_000,
-    logger: silent,
-  })
+  return listingScanner({ UsageScanner, createS3Source }, store.endpoint, [bucket], CONCURRENCY)
 }
 
 type Scanner = ReturnType<typeof scannerOf>
@@ -79,23 +62,14 @@ const bare = new S3Client({
   region: 'us-east-1',
   endpoint: store.endpoint,
   forcePathStyle: true,
-  credentials,
+  credentials: BENCH_CREDENTIALS,
 })
 
 /** The baseline: ListObjectsV2 page after page, counting keys, nothing else. */
 async function timeBareLoop(bucket: string): Promise<number> {
-  const started = performance.now()
-  let token: string | undefined
-  let objects = 0
-  for (let page = 0; page < 10_000; page++) {
-    const answer = await bare.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }))
-    objects += answer.Contents?.length ?? 0
-    token = answer.IsTruncated ? answer.NextContinuationToken : undefined
-    if (!token) break
-  }
-  const elapsed = performance.now() - started
+  const { ms, objects } = await bareListing(bare, bucket)
   if (objects !== OBJECTS) throw new Error(`bare loop: ${objects} objects`)
-  return elapsed
+  return ms
 }
 
 const rows: BenchRow[] = []
