@@ -1,7 +1,12 @@
 import { catalogue, familyNames } from '../src/collectors/catalogue.js'
-import { bucketMetricGroups, SeriesCounter } from '../src/collectors/usage-budget.js'
+import {
+  bucketMetricGroups,
+  defaultBucketMetricGroups,
+  SeriesCounter,
+} from '../src/collectors/usage-budget.js'
 import { usageCollectorFamilies, writeBucketSeries } from '../src/collectors/usage-series.js'
 import { drivesEnv } from '../src/config/env/drives.js'
+import { prefixesEnv } from '../src/config/env/prefixes.js'
 import { scannerEnv } from '../src/config/env/scanner.js'
 import { securityEnv } from '../src/config/env/security.js'
 import { serverEnv } from '../src/config/env/server.js'
@@ -10,9 +15,12 @@ import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import type { FamilyGroup } from '../src/metrics/families.js'
+import { ageCounts } from '../src/scanner/age-bands.js'
+import { sketchCapacity } from '../src/scanner/prefix-sketch.js'
 import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../src/scanner/size-ranges.js'
 import type { BucketRecord } from '../src/scanner/snapshot.js'
 import { SOURCES } from '../src/scanner/sources/list.js'
+import { MAX_TAG_LABELS } from '../src/scanner/sources/s3/settings.js'
 import { replaceBetween } from './page-markers.js'
 
 /**
@@ -119,7 +127,15 @@ export function renderMetricsReference(namespace = 'objstore'): string {
     .join('\n\n')
 }
 
-/** A bucket with every figure a source can give, one storage class, as the reference for counting. */
+/** PREFIX_TOP_K's default: the prefix rows a bucket has at most unless the setting is raised. */
+const DEFAULT_PREFIX_TOP_K = prefixesEnv.PREFIX_TOP_K.default
+
+/**
+ * A bucket with every figure a source can give, as the reference for counting: one storage class,
+ * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
+ * (so the `_other` row too), ownership and settings with the most allowlisted tags
+ * (BUCKET_TAG_LABELS takes at most MAX_TAG_LABELS), and an index (rgw).
+ */
 const REFERENCE_BUCKET: BucketRecord = {
   name: 'reference',
   scanSuccess: true,
@@ -133,39 +149,81 @@ const REFERENCE_BUCKET: BucketRecord = {
     largestObjectBytes: 1,
     newestModifiedSeconds: 1,
     oldestModifiedSeconds: 1,
+    ageBytes: ageCounts(),
+    ageObjects: ageCounts(),
     storageClassBytes: { STANDARD: 1 },
+    storageClassAgeBytes: { STANDARD: ageCounts() },
     versions: {
       versions: 1,
       deleteMarkers: 0,
       noncurrentBytes: 0,
       versionRanges: new Array<number>(MINIO_VERSION_RANGES.length).fill(0),
+      noncurrentAgeBytes: ageCounts(),
+      noncurrentAgeVersions: ageCounts(),
+      expiredDeleteMarkers: 0,
     },
-    multipart: { incomplete: 0, oldestInitiatedSeconds: 1 },
+    multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     quotaBytes: 1,
     unreadableEntries: 0,
+    prefixes: {
+      rows: Array.from({ length: DEFAULT_PREFIX_TOP_K }, (_, index) => ({
+        prefix: `p${index}/`,
+        bytes: 0,
+        objects: 0,
+      })),
+      capacity: sketchCapacity(DEFAULT_PREFIX_TOP_K),
+      errorBytes: 0,
+      cut: true,
+    },
+    settings: {
+      owner: 'o',
+      tenant: 't',
+      versioning: 'Enabled',
+      objectLock: 'Off',
+      lifecycle: 'Enabled',
+      tags: Object.fromEntries(Array.from({ length: MAX_TAG_LABELS }, (_, index) => [`tag_${index}`, 'v'])),
+    },
+    index: { shards: 1, objectsPerShard: 0, fillRatio: 0, fillStatus: 'OK' },
   },
+}
+
+/** Series the reference bucket writes with these BUCKET_METRICS groups on. */
+function seriesOfReferenceBucket(groups: readonly string[]): number {
+  const counter = new SeriesCounter(usageCollectorFamilies, undefined, groups)
+  writeBucketSeries(counter, REFERENCE_BUCKET)
+  return counter.series
+}
+
+/** Series per bucket at most: with the default groups (BUCKET_METRICS empty) and with `all`. */
+export function seriesPerBucket(): { readonly default: number; readonly all: number } {
+  return {
+    default: seriesOfReferenceBucket(defaultBucketMetricGroups()),
+    all: seriesOfReferenceBucket(bucketMetricGroups()),
+  }
 }
 
 /**
  * The BUCKET_METRICS groups: their families and how many series each writes per bucket, counted
- * by writing a bucket that has every figure (one storage class) through the budget's own counter.
+ * by writing the reference bucket through the budget's own counter, then the default groups' and
+ * every group's sums.
  */
 export function renderCardinalityReference(namespace = 'objstore'): string {
+  const defaults = defaultBucketMetricGroups()
   const rows = bucketMetricGroups().map((group) => {
-    const counter = new SeriesCounter(usageCollectorFamilies, undefined, [group])
-    writeBucketSeries(counter, REFERENCE_BUCKET)
     const families = Object.values(usageCollectorFamilies)
       .filter((definition) => definition.bucketGroup === group)
       .map((definition) => `\`${namespace}_${definition.name}\``)
       .join(', ')
-    return { group, families, series: counter.series }
+    const byDefault = defaults.includes(group) ? 'yes' : 'opt-in'
+    return { group, byDefault, families, series: seriesOfReferenceBucket([group]) }
   })
-  const total = rows.reduce((sum, row) => sum + row.series, 0)
+  const total = seriesPerBucket()
   return [
-    '| Group | Series per bucket (at most) | Families |',
-    '|---|---|---|',
-    ...rows.map((row) => `| \`${row.group}\` | ${row.series} | ${row.families} |`),
-    `| all | ${total} | |`,
+    '| Group | On by default | Series per bucket (at most) | Families |',
+    '|---|---|---|---|',
+    ...rows.map((row) => `| \`${row.group}\` | ${row.byDefault} | ${row.series} | ${row.families} |`),
+    `| default | | ${total.default} | the groups on by default (\`BUCKET_METRICS\` empty) |`,
+    `| all | | ${total.all} | every group (\`BUCKET_METRICS=all\`) |`,
   ].join('\n')
 }
 

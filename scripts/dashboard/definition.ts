@@ -6,6 +6,7 @@ import { clusterRow } from './rows/cluster.js'
 import { drivesRow } from './rows/drives.js'
 import { exporterRow } from './rows/exporter.js'
 import { scanHealthRow } from './rows/scan-health.js'
+import { whereTheBytesWentRow } from './rows/where-the-bytes-went.js'
 
 /**
  * The objstore-exporter dashboard, as code: one file per row (rows/*.ts), panel builders in
@@ -20,15 +21,21 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
   const q = queries(namespace)
   const { m } = q
 
-  const rows: RowSpec[] = [clusterRow, drivesRow, bucketsRow, backupsRow, scanHealthRow, exporterRow].map(
-    (row) => row(q),
-  )
+  const rows: RowSpec[] = [
+    clusterRow,
+    drivesRow,
+    bucketsRow,
+    whereTheBytesWentRow,
+    backupsRow,
+    scanHealthRow,
+    exporterRow,
+  ].map((row) => row(q))
 
   return {
     uid: namespace === 'objstore' ? 'objstore-exporter' : `objstore-exporter-${namespace}`,
     title: namespace === 'objstore' ? 'Object storage' : `Object storage (${namespace})`,
     description:
-      'Capacity of drives and clusters, bucket usage, backup freshness, incomplete uploads and scan health, from objstore-exporter.',
+      'Capacity of drives and clusters, bucket usage, where the bytes went (prefixes, ages, reclaimable bytes), backup freshness, incomplete uploads and scan health, from objstore-exporter.',
     tags: ['objstore-exporter', 'storage', 's3'],
     editable: true,
     graphTooltip: 1,

@@ -26,7 +26,7 @@ export interface GridPos {
   readonly h: number
 }
 
-export type PanelType = 'row' | 'stat' | 'gauge' | 'timeseries' | 'table' | 'bargauge' | 'heatmap'
+export type PanelType = 'row' | 'text' | 'stat' | 'gauge' | 'timeseries' | 'table' | 'bargauge' | 'heatmap'
 
 export interface Panel {
   readonly id: number
@@ -54,6 +54,8 @@ export interface FieldConfig {
     readonly min?: number
     readonly max?: number
     readonly decimals?: number
+    /** What a panel shows when its queries return nothing (Grafana's "No value"). */
+    readonly noValue?: string
     readonly color?: { readonly mode: string }
     readonly thresholds?: { readonly mode: 'absolute' | 'percentage'; readonly steps: readonly Threshold[] }
     readonly mappings?: readonly unknown[]
@@ -155,7 +157,9 @@ export function layout(rows: readonly RowSpec[]): Panel[] {
         lineHeight = 0
       }
       const { w, h, ...panel } = spec
-      panels.push({ ...panel, id: id++, gridPos: { x, y, w, h }, datasource: DATASOURCE })
+      // A text panel queries nothing, so it has no datasource.
+      const datasource = panel.type === 'text' ? {} : { datasource: DATASOURCE }
+      panels.push({ ...panel, id: id++, gridPos: { x, y, w, h }, ...datasource })
       x += w
       lineHeight = Math.max(lineHeight, h)
     }

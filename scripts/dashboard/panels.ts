@@ -12,6 +12,14 @@ export interface PanelOptions {
   readonly thresholds?: FieldConfig['defaults']['thresholds']
   readonly thresholdsStyle?: FieldConfig['defaults']['thresholds']
   readonly overrides?: FieldConfig['overrides']
+  /** Shown instead of "No data" when the queries return nothing: say which setting feeds the panel. */
+  readonly noValue?: string
+  /** Stack the series of a time series panel (parts of one whole). */
+  readonly stacked?: boolean
+}
+
+function noValue(options: PanelOptions): { noValue?: string } {
+  return options.noValue === undefined ? {} : { noValue: options.noValue }
 }
 
 export function fields(
@@ -79,12 +87,14 @@ export function timeseries(
       unit,
       ...(options.min === undefined ? {} : { min: options.min }),
       ...(options.max === undefined ? {} : { max: options.max }),
+      ...noValue(options),
       custom: {
         drawStyle: 'line',
         lineWidth: 1,
-        fillOpacity: 10,
+        fillOpacity: options.stacked ? 60 : 10,
         showPoints: 'never',
         spanNulls: false,
+        ...(options.stacked ? { stacking: { mode: 'normal', group: 'A' } } : {}),
         ...(options.thresholdsStyle ? { thresholdsStyle: { mode: 'area' } } : {}),
       },
       ...(options.thresholdsStyle ? { thresholds: options.thresholdsStyle } : {}),
@@ -102,16 +112,18 @@ export function bargauge(
   expr: string,
   description?: string,
   legend = '{{bucket}}',
+  options: PanelOptions = {},
 ): PanelSpec {
   return {
     type: 'bargauge',
     title,
     ...(description ? { description } : {}),
-    w: 8,
-    h: 8,
+    w: options.w ?? 8,
+    h: options.h ?? 8,
     targets: targets([{ expr, legend }]).map((target) => ({ ...target, instant: true, range: false })),
     fieldConfig: fields({
       unit,
+      ...noValue(options),
       min: 0,
       color: { mode: 'continuous-BlPu' },
       thresholds: thresholds(['blue', null]),
@@ -170,13 +182,21 @@ export function table(
         },
       },
     ],
-    fieldConfig: fields({ custom: { align: 'auto', filterable: true } }, options.overrides ?? []),
+    fieldConfig: fields(
+      { ...noValue(options), custom: { align: 'auto', filterable: true } },
+      options.overrides ?? [],
+    ),
     options: {
       showHeader: true,
       cellHeight: 'sm',
       ...(options.sortBy ? { sortBy: [{ displayName: options.sortBy, desc: true }] } : {}),
     },
   }
+}
+
+/** A full-width note at the top of a row (Grafana rows have no description of their own). */
+export function note(title: string, markdown: string, h = 3): PanelSpec {
+  return { type: 'text', title, w: 24, h, options: { mode: 'markdown', content: markdown } }
 }
 
 /** Seconds until the free bytes reach zero at the pace of the last 6 hours; +Inf when not shrinking. */

@@ -15,6 +15,11 @@ export interface Queries {
   readonly b: (name: CatalogueName) => string
   readonly sel: string
   readonly bucketSel: string
+  /**
+   * A series recorded by config/alerts.yml, `level:<namespace>_name:operations` (Prometheus's
+   * naming), so the sed that renames the rules for another namespace renames it too.
+   */
+  readonly recorded: (level: string, name: string, operations: string) => string
 }
 
 export function queries(namespace: string): Queries {
@@ -23,5 +28,7 @@ export function queries(namespace: string): Queries {
   const bucketSel = '{job=~"$job", instance=~"$instance", bucket=~"$bucket"}'
   const at = (name: CatalogueName, selector = sel) => `${m(name)}${selector}`
   const b = (name: CatalogueName) => at(name, bucketSel)
-  return { m, at, b, sel, bucketSel }
+  const recorded = (level: string, name: string, operations: string) =>
+    `${level}:${namespace}_${name}:${operations}`
+  return { m, at, b, sel, bucketSel, recorded }
 }

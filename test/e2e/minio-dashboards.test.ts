@@ -8,7 +8,7 @@ import { startExporter } from '../support/exporter.js'
 import { eventually, type RunningPrometheus, type Sample, startPrometheus } from '../support/prometheus.js'
 import { fillGrafanaVariables } from '../support/promql.js'
 import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
-import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
+import { startXmlStore, versionedBucket, type XmlStore } from '../support/s3-xml-store.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
 /**
@@ -156,7 +156,8 @@ describe("MinIO's Grafana dashboards on exporters in MinIO mode", { skip: promto
       { key: 'b.jpg', size: 20 },
       { key: 'c.jpg', size: 3000 },
     ])
-    xmlStore = await startXmlStore([VERSIONED_BUCKET], 1000)
+    // k1 and k2 with two versions each, k2 deleted; no uploads.
+    xmlStore = await startXmlStore([versionedBucket({ uploads: false })], 1000)
     const minioMode = (server: string) => ({ METRICS_NAMESPACE: 'minio', METRICS_SERVER_LABEL: server })
     const exporters = [
       { ...minioMode(FS_SERVER), DATA_DIR: dataDir, DRIVES: [...drives, missingDrive()].join(',') },
@@ -256,16 +257,4 @@ function rangesOf(
     Object.entries(labels).every(([name, value]) => metric[name] === value),
   )
   return byLabel(matching, 'range')
-}
-
-/** k1 and k2 with two versions each, k2 deleted (a delete marker over its one version). */
-const VERSIONED_BUCKET: StoredBucket = {
-  name: 'versioned',
-  versions: [
-    { key: 'k1', versionId: 'v2', isLatest: true, lastModified: new Date('2026-03-02T00:00:00Z'), size: 100 },
-    { key: 'k1', versionId: 'v1', isLatest: false, lastModified: new Date('2026-03-01T00:00:00Z'), size: 50 },
-    { key: 'k2', versionId: 'v4', isLatest: true, lastModified: new Date('2026-03-04T00:00:00Z') },
-    { key: 'k2', versionId: 'v3', isLatest: false, lastModified: new Date('2026-03-03T00:00:00Z'), size: 30 },
-  ],
-  uploads: [],
 }

@@ -4,7 +4,12 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3'
+import {
+  CreateBucketCommand,
+  PutBucketLifecycleConfigurationCommand,
+  PutBucketTaggingCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { fullName } from '../../src/metrics/families.js'
 import { startExporter } from '../support/exporter.js'
@@ -17,11 +22,11 @@ import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 import { type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { MiB, rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
-import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
+import { startXmlStore, versionedBucket, type XmlStore } from '../support/s3-xml-store.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
 /**
- * Five exporters scraped by one real Prometheus (every second, each through a proxy that keeps
+ * Seven exporters scraped by one real Prometheus (every second, each through a proxy that keeps
  * every scrape body) with the shipped alert rules loaded, then asked through Prometheus's HTTP
  * API what a user's Prometheus and Grafana would ask:
  * - `fs`: a real data directory of bucket folders, and drives (two folders and a missing one);
@@ -29,7 +34,13 @@ import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.j
  * - `xml`: an S3 endpoint answering the versions and multipart listings s3rver lacks with the
  *   XML AWS documents (SCAN_VERSIONS=true), so version and upload panels have data;
  * - `rgw`: a real Ceph RGW read through its admin API, which knows bucket quotas;
+ * - `tags`: the same RGW read as an S3 store with S3_BUCKET_SETTINGS and BUCKET_TAG_LABELS, so
+ *   bucket_info has settings and bucket_tag_info a tag;
+ * - `budget`: s3rver again under MAX_SERIES=1, so its one bucket is left out and the ceiling's
+ *   families are written;
  * - `logs`: shipping its log to a real HTTP receiver, so the log-target panels have data.
+ * Every family of the catalogue goes through Prometheus. Bucket figures are compared on the
+ * first four (`tags` and `budget` see buckets the others already report).
  */
 
 const JOB = 'objstore-exporter'
@@ -41,6 +52,8 @@ const dashboard: unknown = JSON.parse(
   readFileSync(join(REPO_ROOT, 'grafana/dashboards/objstore-exporter.json'), 'utf8'),
 )
 const HOUR = 3600
+/** The exporters whose buckets no other exporter reports. */
+const FIRST_FOUR = 'source_kind=~"fs|s3rver|xml|rgw"'
 
 interface Target {
   readonly name: string
@@ -87,13 +100,40 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       { key: 'b.jpg', size: 2000 },
       { key: 'c/d.jpg', size: 3000 },
     ])
-    xmlStore = await startXmlStore([VERSIONED_BUCKET], 1000)
+    xmlStore = await startXmlStore([versionedBucket({ uploads: true })], 1000)
 
-    // rgw: one bucket with a 64 MiB quota and one 4 KiB object.
+    // rgw: one bucket with a 64 MiB quota and one 4 KiB object, two tags (one allowlisted) and a
+    // lifecycle rule that aborts uploads after 7 days.
     rgw = await startRgwCluster()
     const rgwClient = rgwS3Client(rgw)
     await rgwClient.send(new CreateBucketCommand({ Bucket: 'capped' }))
     await rgwClient.send(new PutObjectCommand({ Bucket: 'capped', Key: 'part-1', Body: Buffer.alloc(4096) }))
+    await rgwClient.send(
+      new PutBucketTaggingCommand({
+        Bucket: 'capped',
+        Tagging: {
+          TagSet: [
+            { Key: 'team', Value: 'storage' },
+            { Key: 'not-listed', Value: 'never exported' },
+          ],
+        },
+      }),
+    )
+    await rgwClient.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: 'capped',
+        LifecycleConfiguration: {
+          Rules: [
+            {
+              ID: 'abort-stale-uploads',
+              Status: 'Enabled',
+              Filter: { Prefix: '' },
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+            },
+          ],
+        },
+      }),
+    )
     rgwClient.destroy()
     await rgw.setBucketQuota('capped', { maxBytes: 64 * MiB })
 
@@ -112,6 +152,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         },
       ],
       ['rgw', rgwSourceEnv(rgw, 'rgw')],
+      ['tags', rgwSourceEnv(rgw, 's3', { S3_BUCKET_SETTINGS: 'true', BUCKET_TAG_LABELS: 'team' })],
+      // One series is less than the cluster totals alone: the one bucket is left out.
+      ['budget', { ...s3rver.exporterEnv, MAX_SERIES: '1' }],
     ]
     for (const [name, env] of exporters) {
       // Every group, the opt-in ones too: every family must go through Prometheus.
@@ -163,10 +206,12 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   test('every target is up', async () => {
     const up = await prometheus.query(`up{job="${JOB}"}`)
     assert.deepEqual(up.map((sample) => [sample.metric.source_kind, sample.value]).sort(), [
+      ['budget', 1],
       ['fs', 1],
       ['logs', 1],
       ['rgw', 1],
       ['s3rver', 1],
+      ['tags', 1],
       ['xml', 1],
     ])
   })
@@ -202,20 +247,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         fullName(NAMESPACE, key) +
         ({ histogram: '_count', gaugehistogram: '_gcount' }[catalogue[key].type as string] ?? ''),
     )
-    // Not emitted by these exporters' settings, and proven in real scrapes elsewhere: tags need
-    // BUCKET_TAG_LABELS on an s3 source with tagging (rgw-bucket-info), the budget families
-    // MAX_SERIES (series-budget).
-    const elsewhere = new Set(
-      [
-        'bucket_tag_info',
-        'exporter_series_limit',
-        'exporter_series_dropped',
-        'exporter_buckets_dropped',
-        'exporter_series_limit_hits_total',
-      ].map((key) => fullName(NAMESPACE, key)),
-    )
     assert.deepEqual(
-      expected.filter((name) => !compared.has(name) && !elsewhere.has(name)),
+      expected.filter((name) => !compared.has(name)),
       [],
     )
   })
@@ -239,7 +272,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   test('bucket figures in Prometheus are those of the data directory, s3rver, the XML store and RGW', async () => {
     const figures = async (family: string) =>
       Object.fromEntries(
-        (await prometheus.query(`${NAMESPACE}_${family}{job="${JOB}"}`)).map((sample) => [
+        (await prometheus.query(`${NAMESPACE}_${family}{job="${JOB}", ${FIRST_FOUR}}`)).map((sample) => [
           sample.metric.bucket,
           sample.value,
         ]),
@@ -284,10 +317,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     // Bands move with the clock; their sums do not.
     const sums = async (family: string) =>
       Object.fromEntries(
-        (await prometheus.query(`sum by (bucket) (${NAMESPACE}_${family}{job="${JOB}"})`)).map((sample) => [
-          sample.metric.bucket,
-          sample.value,
-        ]),
+        (await prometheus.query(`sum by (bucket) (${NAMESPACE}_${family}{job="${JOB}", ${FIRST_FOUR}})`)).map(
+          (sample) => [sample.metric.bucket, sample.value],
+        ),
       )
     assert.deepEqual(await sums('bucket_age_bytes'), {
       logs: 72100,
@@ -300,6 +332,35 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       `histogram_quantile(0.5, sum by (le) (${NAMESPACE}_bucket_object_size_bytes_bucket{bucket="photos"}))`,
     )
     assert.ok(median && median.value > 1000 && median.value <= 4096, `median ${median?.value}`)
+  })
+
+  test('settings and tags of an s3 source on RGW, through Prometheus: bucket_info and bucket_tag_info', async () => {
+    const rows = async (family: string) =>
+      (await prometheus.query(`${NAMESPACE}_${family}{source_kind="tags"}`)).map(({ metric, value }) => {
+        const { __name__: _name, job: _job, instance: _instance, source_kind: _kind, ...labels } = metric
+        return { ...labels, sample: value }
+      })
+    // Prometheus keeps no empty label: owner and tenant are the rgw source's, not the s3 one's.
+    assert.deepEqual(await rows('bucket_info'), [
+      { bucket: 'capped', versioning: 'Off', object_lock: 'Off', lifecycle: 'Enabled', sample: 1 },
+    ])
+    assert.deepEqual(await rows('bucket_tag_info'), [
+      { bucket: 'capped', tag: 'team', value: 'storage', sample: 1 },
+    ])
+  })
+
+  test('MAX_SERIES: the ceiling, the series and the bucket it left out, through Prometheus', async () => {
+    const value = async (family: string) =>
+      (await prometheus.query(`${NAMESPACE}_${family}{source_kind="budget"}`)).map((sample) => sample.value)
+    assert.deepEqual(await value('exporter_series_limit'), [1])
+    assert.deepEqual(await value('exporter_buckets_dropped'), [1])
+    const [dropped] = await value('exporter_series_dropped')
+    assert.ok((dropped ?? 0) > 1, `series dropped ${dropped}`)
+    const [hits] = await value('exporter_series_limit_hits_total')
+    assert.ok((hits ?? 0) >= 1, `hits ${hits}`)
+    assert.deepEqual(await prometheus.query(`{source_kind="budget", bucket!=""}`), [], 'no series of photos')
+    // The cluster totals are never cut: s3rver's photos, 3 objects.
+    assert.deepEqual(await value('cluster_usage_object_total'), [3])
   })
 
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
@@ -320,6 +381,69 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         .filter((rule) => rule.health !== 'ok')
         .map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`),
       [],
+    )
+  })
+
+  test('the reclaimable-bytes recording rules: stale upload parts plus noncurrent versions, per bucket', async () => {
+    // The XML store's versioned bucket: 2 stale uploads of 10 MiB + 142 B, 80 B noncurrent, 100 B
+    // current. RGW's capped, read as an S3 store (`tags`): its uploads listed, none. The other
+    // sources list neither uploads' parts nor versions, so they have no such series.
+    const reclaimable = 10 * MiB + 142 + 80
+    const rows = async (name: string) => {
+      const found = await eventually(`${name} recorded for both buckets`, 20_000, async () => {
+        const samples = await prometheus.query(name)
+        return samples.length >= 2 ? samples : undefined
+      })
+      return found
+        .map(({ metric, value }) => {
+          const { __name__, job, instance, bucket, ...more } = metric
+          const source = targets.find(({ proxy }) => proxy.target === instance)?.name
+          return { __name__, job, source, bucket, more, value }
+        })
+        .sort((a, b) => String(a.bucket).localeCompare(String(b.bucket)))
+    }
+    const sum = `bucket:${NAMESPACE}_reclaimable_bytes:sum`
+    assert.deepEqual(await rows(sum), [
+      { __name__: sum, job: JOB, source: 'tags', bucket: 'capped', more: {}, value: 0 },
+      { __name__: sum, job: JOB, source: 'xml', bucket: 'versioned', more: {}, value: reclaimable },
+    ])
+    const ratio = `bucket:${NAMESPACE}_reclaimable_bytes_per_stored_bytes:ratio`
+    assert.deepEqual(await rows(ratio), [
+      { __name__: ratio, job: JOB, source: 'tags', bucket: 'capped', more: {}, value: 0 },
+      {
+        __name__: ratio,
+        job: JOB,
+        source: 'xml',
+        bucket: 'versioned',
+        more: {},
+        value: reclaimable / (reclaimable + 100),
+      },
+    ])
+  })
+
+  test("the reclaimable table's join: owner and lifecycle where bucket_info has them, the bare row where not", async () => {
+    const query = dashboardQueries(dashboard).find(
+      ({ panel, refId }) => panel === 'Reclaimable bytes by bucket' && refId === 'A',
+    )
+    assert.ok(query, 'the dashboard has the reclaimable table')
+    const rows = await eventually('both buckets in the table', 15_000, async () => {
+      const found = await prometheus.query(fillGrafanaVariables(query.expr))
+      return found.length >= 2 ? found : undefined
+    })
+    assert.deepEqual(
+      [...rows]
+        .sort((a, b) => String(a.metric.bucket).localeCompare(String(b.metric.bucket)))
+        .map(({ metric: { job: _job, instance, ...labels }, value }) => ({
+          source: targets.find(({ proxy }) => proxy.target === instance)?.name,
+          ...labels,
+          value,
+        })),
+      [
+        // RGW read as S3 with S3_BUCKET_SETTINGS: its lifecycle rule; owner is the rgw source's.
+        { source: 'tags', bucket: 'capped', versioning: 'Off', lifecycle: 'Enabled', value: 0 },
+        // The XML store's exporter reads no settings: no bucket_info, the row stands alone.
+        { source: 'xml', bucket: 'versioned', value: 10 * MiB + 142 + 80 },
+      ],
     )
   })
 
@@ -381,8 +505,12 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     for (const query of dashboardQueries(dashboard)) {
       const expr = fillGrafanaVariables(query.expr)
       test(`${query.panel} / ${query.refId}`, async () => {
-        const result = await prometheus.query(expr)
-        assert.ok(result.length > 0, `no data for ${expr}`)
+        // A scrape that times out (1 s, on a loaded machine) marks its target's series stale until
+        // the next one: ask again for a while before calling a panel empty.
+        await eventually(`data for ${expr}`, 15_000, async () => {
+          const result = await prometheus.query(expr)
+          return result.length > 0 ? result : undefined
+        })
       })
     }
   })
@@ -435,24 +563,4 @@ async function writeFiles(
     await writeFile(path, Buffer.alloc(size))
     await utimes(path, mtimeSeconds, mtimeSeconds)
   }
-}
-
-/** Two keys: k1 with a current 100 B version over a 50 B one; k2 deleted (a marker over 30 B). */
-const VERSIONED_BUCKET: StoredBucket = {
-  name: 'versioned',
-  versions: [
-    { key: 'k1', versionId: 'v2', isLatest: true, lastModified: new Date('2026-03-02T00:00:00Z'), size: 100 },
-    { key: 'k1', versionId: 'v1', isLatest: false, lastModified: new Date('2026-03-01T00:00:00Z'), size: 50 },
-    { key: 'k2', versionId: 'v4', isLatest: true, lastModified: new Date('2026-03-04T00:00:00Z') },
-    { key: 'k2', versionId: 'v3', isLatest: false, lastModified: new Date('2026-03-03T00:00:00Z'), size: 30 },
-  ],
-  uploads: [
-    {
-      key: 'big.iso',
-      uploadId: 'u1',
-      initiated: new Date('2026-02-01T00:00:00Z'),
-      parts: [5 * MiB, 5 * MiB, 100],
-    },
-    { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z'), parts: [42] },
-  ],
 }

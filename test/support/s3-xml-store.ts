@@ -44,6 +44,56 @@ export interface XmlStore {
   close(): Promise<void>
 }
 
+const MiB = 1024 * 1024
+
+/**
+ * The versioned bucket the e2e suites show through a real Prometheus: key k1 with a current 100 B
+ * version (2026-03-02) over a 50 B one; k2 deleted, a delete marker (2026-03-04) over 30 B. So 4
+ * versions, 1 delete marker, 80 noncurrent bytes, 100 current bytes in 1 object. With `uploads`,
+ * two incomplete multipart uploads: big.iso (2026-02-01, parts of 5 MiB, 5 MiB and 100 B) and
+ * big2.iso (2026-02-15, one part of 42 B).
+ */
+export function versionedBucket(options: { readonly uploads: boolean }): StoredBucket {
+  return {
+    name: 'versioned',
+    versions: [
+      {
+        key: 'k1',
+        versionId: 'v2',
+        isLatest: true,
+        lastModified: new Date('2026-03-02T00:00:00Z'),
+        size: 100,
+      },
+      {
+        key: 'k1',
+        versionId: 'v1',
+        isLatest: false,
+        lastModified: new Date('2026-03-01T00:00:00Z'),
+        size: 50,
+      },
+      { key: 'k2', versionId: 'v4', isLatest: true, lastModified: new Date('2026-03-04T00:00:00Z') },
+      {
+        key: 'k2',
+        versionId: 'v3',
+        isLatest: false,
+        lastModified: new Date('2026-03-03T00:00:00Z'),
+        size: 30,
+      },
+    ],
+    uploads: options.uploads
+      ? [
+          {
+            key: 'big.iso',
+            uploadId: 'u1',
+            initiated: new Date('2026-02-01T00:00:00Z'),
+            parts: [5 * MiB, 5 * MiB, 100],
+          },
+          { key: 'big2.iso', uploadId: 'u2', initiated: new Date('2026-02-15T00:00:00Z'), parts: [42] },
+        ]
+      : [],
+  }
+}
+
 const NS = 'http://s3.amazonaws.com/doc/2006-03-01/'
 const OWNER =
   '<Owner><ID>75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a</ID><DisplayName>mtd</DisplayName></Owner>'

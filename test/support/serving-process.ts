@@ -46,10 +46,16 @@ export async function startServingProcess(
   options: Pick<ProcessOptions, 'user'> = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
-  const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), ...env }, cwd, {
-    ...options,
-    nodeArgs: STRICT_REJECTIONS,
-  })
+  // Load shedding off unless the test sets it: on a busy machine the event loop of a process
+  // that is starting can pass 1 s of delay, and a test about something else would get a 503.
+  const child = startExporterProcess(
+    { MAX_EVENT_LOOP_DELAY_MS: '0', HOST: '127.0.0.1', PORT: String(port), ...env },
+    cwd,
+    {
+      ...options,
+      nodeArgs: STRICT_REJECTIONS,
+    },
+  )
   t.after(() => child.kill('SIGKILL'))
   const baseUrl = `http://127.0.0.1:${port}`
   try {

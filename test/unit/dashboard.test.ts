@@ -34,7 +34,10 @@ test('panels have unique ids and fit the 24-column grid without overlapping', ()
 
 test('every query panel reads the datasource variable and has distinct refIds', () => {
   assert.equal(DATASOURCE.uid, '$' + '{datasource}')
-  const queryPanels = committed.panels.filter((panel): panel is Panel => panel.type !== 'row')
+  // Rows and text notes query nothing.
+  const queryPanels = committed.panels.filter(
+    (panel): panel is Panel => panel.type !== 'row' && panel.type !== 'text',
+  )
   assert.ok(queryPanels.length >= 30, `expected a full dashboard, found ${queryPanels.length} panels`)
   for (const panel of queryPanels) {
     assert.deepEqual(panel.datasource, DATASOURCE, panel.title)
@@ -120,4 +123,79 @@ test('the provisioning files point Grafana at Prometheus and at the dashboards f
   ) as { providers: Array<{ type: string; options: { path: string } }> }
   assert.equal(providers.providers[0]?.type, 'file')
   assert.equal(providers.providers[0]?.options.path, '/etc/grafana/dashboards/objstore-exporter')
+})
+
+test('"Where the bytes went": says which opt-in groups it needs, and each empty panel names the setting', () => {
+  const start = committed.panels.findIndex(
+    (panel) => panel.type === 'row' && panel.title === 'Where the bytes went',
+  )
+  assert.ok(start >= 0, 'no "Where the bytes went" row')
+  const end = committed.panels.findIndex((panel, index) => index > start && panel.type === 'row')
+  const row = committed.panels.slice(start + 1, end)
+  const [about, ...queried] = row
+  assert.equal(about?.type, 'text')
+  assert.match(
+    String((about?.options as { content?: string } | undefined)?.content),
+    /BUCKET_METRICS=default,age,hidden,prefixes,info/,
+  )
+  assert.deepEqual(
+    queried.map((panel) => panel.title),
+    [
+      'Reclaimable bytes by bucket',
+      'Top prefixes per bucket',
+      'Largest prefixes',
+      'Bytes by age',
+      'Noncurrent bytes by time noncurrent',
+      'Storage class x age',
+      'Largest object',
+    ],
+  )
+  for (const panel of queried) {
+    assert.match(
+      panel.fieldConfig?.defaults.noValue ?? '',
+      /^No data: needs BUCKET_METRICS with \w+/,
+      panel.title,
+    )
+  }
+  const panel = (title: string) => queried.find((candidate) => candidate.title === title) as Panel
+  // The reclaimable bytes are the recording rule's, beside owner, versioning and lifecycle.
+  for (const target of panel('Reclaimable bytes by bucket').targets ?? []) {
+    assert.match(target.expr, /group_left \(owner, versioning, lifecycle\) max by .*objstore_bucket_info\{/)
+  }
+  assert.match(
+    panel('Reclaimable bytes by bucket').targets?.[0]?.expr ?? '',
+    /bucket:objstore_reclaimable_bytes:sum\{/,
+  )
+  const recorded = parse(readFileSync(join(REPO_ROOT, 'config/alerts.yml'), 'utf8')) as {
+    groups: Array<{ rules: Array<{ record?: string }> }>
+  }
+  const records = recorded.groups.flatMap((group) => group.rules.flatMap((rule) => rule.record ?? []))
+  assert.ok(records.includes('bucket:objstore_reclaimable_bytes:sum'))
+  assert.ok(records.includes('bucket:objstore_reclaimable_bytes_per_stored_bytes:ratio'))
+  // The `_other` remainder of each bucket is shown, and marked as such.
+  const prefixColumn = panel('Top prefixes per bucket').fieldConfig?.overrides.find(
+    (override) => override.matcher.options === 'prefix',
+  )
+  assert.match(JSON.stringify(prefixColumn), /"_other":\{"text":"\(all other prefixes\)"/)
+  // One query per band, youngest first, so the stack is in age order.
+  assert.deepEqual(
+    panel('Bytes by age').targets?.map((target) => [
+      /age="(\w+)"/.exec(target.expr)?.[1],
+      target.legendFormat,
+    ]),
+    [
+      ['lt_1d', 'under 1 day'],
+      ['lt_7d', '1 to 7 days'],
+      ['lt_30d', '7 to 30 days'],
+      ['lt_90d', '30 to 90 days'],
+      ['lt_180d', '90 to 180 days'],
+      ['lt_365d', '180 to 365 days'],
+      ['gte_365d', 'a year or more'],
+    ],
+  )
+  assert.match(panel('Bytes by age').targets?.[0]?.expr ?? '', /bucket=~"\$bucket", age="lt_1d"/)
+  assert.deepEqual(panel('Bytes by age').fieldConfig?.defaults.custom?.stacking, {
+    mode: 'normal',
+    group: 'A',
+  })
 })

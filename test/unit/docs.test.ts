@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
-import { GENERATED_PAGES, updatePage } from '../../scripts/docs.js'
+import { GENERATED_PAGES, seriesPerBucket, updatePage } from '../../scripts/docs.js'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { bucketMetricGroups } from '../../src/collectors/usage-budget.js'
 import { envSchema } from '../../src/config/schema.js'
@@ -46,6 +46,24 @@ test('docs/cardinality.md has a row per BUCKET_METRICS group, as npm run docs wr
   for (const group of bucketMetricGroups()) {
     assert.equal(page.split('\n').filter((line) => line.startsWith(`| \`${group}\` |`)).length, 1, group)
   }
-  // A bucket with every figure: 2 usage, 10 versions, 1 quota, 30 sizes, 2 times, 1 class, 2 uploads, 4 scan.
-  assert.ok(page.includes('| all | 52 | |'))
+  // A bucket with every figure: 2 usage, 10 versions, 1 quota, 30 sizes, 2 times, 1 class, 2 uploads,
+  // 4 scan by default; 7 age bands x (bytes, objects, one class), 7 x 2 noncurrent bands + 5 hidden
+  // figures, 10 prefix rows + _other (bytes, objects) + 2 flags, bucket_info + 16 tags, 4 index.
+  assert.deepEqual(seriesPerBucket(), { default: 52, all: 52 + 21 + 19 + 24 + 17 + 4 })
+  assert.ok(page.includes('| default | | 52 |'))
+  assert.ok(page.includes('| all | | 137 |'))
+  for (const group of ['age', 'hidden', 'prefixes', 'info', 'index']) {
+    const row = page.split('\n').find((line) => line.startsWith(`| \`${group}\` | opt-in |`))
+    assert.ok(row && !/\| 0 \|/.test(row), `${group}: ${row}`)
+  }
+})
+
+test("the README's series per bucket are the cardinality table's", async () => {
+  const readme = await read('README.md')
+  const { default: byDefault, all } = seriesPerBucket()
+  assert.match(
+    readme,
+    new RegExp(`at most ${byDefault} series by default, ${all} with \`BUCKET_METRICS=all\``),
+    'README.md: the Cardinality row states other figures than npm run docs computes',
+  )
 })
