@@ -119,3 +119,56 @@ test('slots: waiters are served in order, before anyone who only tries', async (
   assert.equal(slots.spare, 1)
   assert.deepEqual(order, ['waiter'])
 })
+
+test('versions folded in two key ranges and merged equal one fold of every page', async () => {
+  const { VersionListingFold } = await import('../../src/scanner/version-listing.js')
+  const { mergeUsage } = await import('../../src/scanner/bucket-usage.js')
+  const day = 86_400_000
+  const nowMs = 400 * day
+  type Entry = import('../../src/scanner/version-listing.js').VersionEntry
+  const entries: Entry[] = []
+  for (let key = 0; key < 60; key++) {
+    const name = `k${String(key).padStart(3, '0')}`
+    const history = key % 7 === 0 ? 9 : key % 11 === 0 ? 1 : 2
+    for (let version = 0; version < history; version++) {
+      const deleteMarker = (key % 5 === 0 && version === 0) || key % 13 === 0
+      entries.push({
+        key: name,
+        versionId: `v${version}`,
+        isLatest: version === 0,
+        modifiedMs: nowMs - (version * 40 + key) * day,
+        size: deleteMarker ? undefined : 1_000 * (key + 1) + version,
+        storageClass: 'STANDARD',
+      })
+    }
+  }
+  const fold = (folded: InstanceType<typeof VersionListingFold>, list: Entry[], pageSize: number) => {
+    for (let start = 0; start < list.length; start += pageSize) {
+      const page = list.slice(start, start + pageSize)
+      const more = start + pageSize < list.length
+      folded.addPage(
+        page.filter((entry) => entry.size !== undefined),
+        page.filter((entry) => entry.size === undefined),
+        more ? page.at(-1)?.key : undefined,
+      )
+    }
+    return folded.finish()
+  }
+  const options = { storageClasses: true, nowMs }
+  const whole = fold(new VersionListingFold(options), entries, 7)
+  const boundary = 'k031'
+  const parts = [
+    fold(
+      new VersionListingFold(options),
+      entries.filter((entry) => entry.key <= boundary),
+      5,
+    ),
+    fold(
+      new VersionListingFold(options),
+      entries.filter((entry) => entry.key > boundary),
+      11,
+    ),
+  ]
+  assert.ok((whole.versions?.noncurrentBytes ?? 0) > 0 && (whole.versions?.expiredDeleteMarkers ?? 0) > 0)
+  assert.deepStrictEqual(mergeUsage(parts[0] as typeof whole, parts[1] as typeof whole), whole)
+})
