@@ -9,7 +9,7 @@ import { listByRanges, type RangedListing } from '../../src/scanner/sources/s3/r
 function memoryListing(
   count: number,
   slots: ListingSlots | undefined,
-  options: { failAfter?: string; maxRanges?: number } = {},
+  options: { failAfter?: string; maxRanges?: number; probeFails?: boolean } = {},
 ) {
   const keys = Array.from({ length: count }, (_, index) => `k-${String(index).padStart(6, '0')}`)
   const starts: Array<string | undefined> = []
@@ -50,6 +50,7 @@ function memoryListing(
     continuesAfter: (page) => (page.truncated ? page.keys.at(-1) : undefined),
     finish: (fold) => fold.finish(),
     async probe(request) {
+      if (options.probeFails) throw new Error('AccessDenied on the probe')
       const after = keys.filter(
         (key) => key.startsWith(request.prefix) && compareKeys(key, request.startAfter) > 0,
       )
@@ -100,6 +101,19 @@ test('a range failing fails the bucket, after every range stopped; slots given b
   release()
   assert.ok(store.starts.length > 2)
   assert.equal(slots.spare, 6)
+})
+
+test('a plan that fails leaves the bucket listed as one, not failed', async () => {
+  const slots = new ListingSlots(4)
+  const release = await slots.acquire()
+  const store = memoryListing(5_000, slots, { probeFails: true })
+  const failures: unknown[] = []
+  const listing = { ...store.listing, onPlanFailed: (error: unknown) => failures.push(error) }
+  assert.deepStrictEqual(await listByRanges(listing), sequentialFold(5_000))
+  release()
+  assert.deepEqual(store.starts, [undefined])
+  assert.equal(failures.length, 1)
+  assert.equal(slots.spare, 4)
 })
 
 test('slots: waiters are served in order, before anyone who only tries', async () => {

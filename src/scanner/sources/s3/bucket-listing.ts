@@ -157,6 +157,11 @@ function shared(listing: BucketListing) {
     },
     onSplit: (split: { ranges: number; probes: number }) =>
       listing.logger.debug({ bucket, ...split }, 'bucket listed in key ranges'),
+    onPlanFailed: (error: unknown) =>
+      listing.logger.debug(
+        { bucket, error: error instanceof Error ? error.message : String(error) },
+        'bucket not split: its key ranges could not be planned',
+      ),
   }
 }
 

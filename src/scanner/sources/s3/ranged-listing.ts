@@ -48,6 +48,11 @@ export interface RangedListing<Page, Fold> {
   probe(request: ProbeRequest, signal: AbortSignal): Promise<ProbeAnswer>
   /** Told how the bucket was split (for a debug line). */
   onSplit?(split: { ranges: number; probes: number }): void
+  /**
+   * Told why a plan failed: the listing then goes on as one (a probe may be refused where the
+   * listing is not: ListObjectsV2 needs s3:ListBucket, a versions listing s3:ListBucketVersions).
+   */
+  onPlanFailed?(error: unknown): void
 }
 
 interface Part<Fold> {
@@ -116,19 +121,24 @@ export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold
         maxRanges: listing.split.maxRanges,
         maxProbes: listing.split.maxProbes,
         probe: (request) => listing.probe(request, abort.signal),
-      }).then((plan) => {
-        // Boundaries the first listing has passed meanwhile are dropped: it goes on to the next.
-        const reached = listedThrough
-        if (reached === undefined || failure) return
-        const [end, ...rest] = plan.boundaries.filter((boundary) => compareKeys(boundary, reached) >= 0)
-        if (end === undefined) return
-        range = { after: undefined, through: end }
-        ;(parts[0] as { range: KeyRange }).range = range
-        // The coarsest parts first (the shorter a boundary, the more keys it likely starts).
-        pending.push(...rangesFrom(end, rest).sort((a, b) => (a.after?.length ?? 0) - (b.after?.length ?? 0)))
-        listing.onSplit?.({ ranges: rest.length + 2, probes: plan.probes })
-        spawn()
-      }, fail)
+      }).then(
+        (plan) => {
+          // Boundaries the first listing has passed meanwhile are dropped: it goes on to the next.
+          const reached = listedThrough
+          if (reached === undefined || failure) return
+          const [end, ...rest] = plan.boundaries.filter((boundary) => compareKeys(boundary, reached) >= 0)
+          if (end === undefined) return
+          range = { after: undefined, through: end }
+          ;(parts[0] as { range: KeyRange }).range = range
+          // The coarsest parts first (the shorter a boundary, the more keys it likely starts).
+          pending.push(
+            ...rangesFrom(end, rest).sort((a, b) => (a.after?.length ?? 0) - (b.after?.length ?? 0)),
+          )
+          listing.onSplit?.({ ranges: rest.length + 2, probes: plan.probes })
+          spawn()
+        },
+        listing.onPlanFailed ?? (() => undefined),
+      )
     }
     listedThrough = undefined
     await planning
