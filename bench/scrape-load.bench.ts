@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { rawGet } from '../test/support/exporter.js'
+import { runAutocannon } from './support/autocannon.js'
 import { benchBuild } from './support/build.js'
 import { startExporterChild } from './support/exporter-child.js'
 import { median, report } from './support/report.js'
@@ -20,38 +18,6 @@ import { createUsageState } from './support/usage-state.js'
 const CONNECTIONS = 50
 const SECONDS = 20
 const RSS_BOUND_MB = 250
-
-interface AutocannonResult {
-  readonly latency: { readonly p50: number; readonly p99: number; readonly max: number }
-  readonly requests: { readonly total: number; readonly average: number }
-  readonly errors: number
-  readonly timeouts: number
-  readonly non2xx: number
-  readonly statusCodeStats: Record<string, { count: number }>
-}
-
-function runAutocannon(url: string): Promise<AutocannonResult> {
-  const cli = join(
-    dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
-    'autocannon.js',
-  )
-  const child = spawn(
-    process.execPath,
-    [cli, '-c', String(CONNECTIONS), '-d', String(SECONDS), '-H', 'accept-encoding=gzip', '--json', url],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  )
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  })
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`))
-      resolve(JSON.parse(output) as AutocannonResult)
-    })
-  })
-}
 
 const build = benchBuild()
 process.stdout.write('generating a snapshot of 10,000 buckets ...\n')
@@ -78,7 +44,11 @@ try {
       peak = Math.max(peak, exporter.memory().rssMb)
     }, 200)
     const cpuBefore = exporter.cpuMs()
-    const result = await runAutocannon(url)
+    const result = await runAutocannon(url, {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      headers: ['accept-encoding=gzip'],
+    })
     const cpuPerScrape = (exporter.cpuMs() - cpuBefore) / Math.max(1, result.requests.total)
     clearInterval(sampler)
     peak = Math.max(peak, exporter.memory().peakMb)

@@ -9,6 +9,7 @@ import { createDrivesCollector, type DrivesCollectorOptions } from './collectors
 import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
 import { CollectorRunner } from './collectors/runner.js'
 import { RuntimeMetrics } from './collectors/runtime.js'
+import { createSourceRequestsCollector } from './collectors/source-requests.js'
 import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import { seriesBudgetOf, UsageExposition } from './collectors/usage-exposition.js'
@@ -33,6 +34,8 @@ export interface ExporterOptions {
   readonly scanClock?: () => number
   /** Extra collectors, for tests of isolation. */
   readonly extraCollectors?: readonly Collector[]
+  /** How long rendered runtime families are served again (RUNTIME_MAX_AGE_MS); set only in tests. */
+  readonly runtimeMaxAgeMs?: number
 }
 
 export interface Exporter {
@@ -120,6 +123,15 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   const collectors: Collector[] = [
     drives,
     createUsageCollector({ snapshot: () => scanner.snapshot, exposition: usageExposition }),
+    // What scans cost the store, for sources that send requests (s3, rgw).
+    ...(scanner.sourceRequests
+      ? [
+          createSourceRequestsCollector({
+            requests: scanner.sourceRequests,
+            lastScanListingPages: () => scanner.lastScanListingPages,
+          }),
+        ]
+      : []),
     ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
     ...(options.extraCollectors ?? []),
   ]
@@ -129,6 +141,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     ...naming,
     collection: runner,
     runtime,
+    ...(options.runtimeMaxAgeMs === undefined ? {} : { runtimeMaxAgeMs: options.runtimeMaxAgeMs }),
   })
   const readiness = new Readiness()
   readiness.add('usage snapshot', () => scanner.snapshot !== undefined)

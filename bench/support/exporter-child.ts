@@ -15,6 +15,13 @@ export function residentMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 /** USER_HZ: the unit of /proc/PID/stat times; 100 on Linux. */
 const CLOCK_TICKS = 100
 
+/** CPU time a process has used so far (user and system, all threads), in ms. */
+export function processCpuMs(pid: number): number {
+  // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
 /** The built exporter (`node dist/main.js`, as deployed) in a child process. */
 export interface ExporterChild {
   readonly baseUrl: string
@@ -52,11 +59,7 @@ export async function startExporterChild(build: Build, env: Record<string, strin
       const pid = child.pid as number
       return { rssMb: residentMb(pid, 'VmRSS'), peakMb: residentMb(pid, 'VmHWM') }
     },
-    cpuMs() {
-      // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-    },
+    cpuMs: () => processCpuMs(child.pid as number),
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')

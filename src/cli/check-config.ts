@@ -1,4 +1,5 @@
 import pino from 'pino'
+import { unusedGroupWarning } from '../config/group-settings.js'
 import type { LoadedConfig } from '../config/load.js'
 import { CREDENTIAL_URL_VARIABLES, SECRET_VARIABLES } from '../config/schema.js'
 import { withoutCredentials } from '../config/url-credentials.js'
@@ -28,6 +29,10 @@ export async function checkConfig(options: Readonly<Record<string, unknown>>): P
   if (loaded.otherSourceVariables.length > 0)
     process.stderr.write(
       `objstore-exporter: warning: ${otherSourceWarning(loaded.otherSourceVariables, loaded.config.BUCKETS_SOURCE)}\n`,
+    )
+  for (const unused of loaded.unusedGroupSettings)
+    process.stderr.write(
+      `objstore-exporter: warning: ${unusedGroupWarning(unused, loaded.config.BUCKET_METRICS)}\n`,
     )
   process.stdout.write(describeConfiguration(loaded))
 }

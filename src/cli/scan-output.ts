@@ -1,5 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { SeriesCounter } from '../collectors/usage-budget.js'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
 import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
@@ -11,13 +12,18 @@ export type ScanFormat = 'table' | 'json' | 'prometheus'
 export function renderScan(
   snapshot: UsageSnapshot,
   format: ScanFormat,
-  options: { readonly naming: ExpositionNaming; readonly bytes: boolean },
+  options: {
+    readonly naming: ExpositionNaming
+    readonly bytes: boolean
+    /** BUCKET_METRICS's per-bucket groups (`--format prometheus`); undefined for every group. */
+    readonly groups?: readonly string[] | undefined
+  },
 ): Buffer {
   switch (format) {
     case 'json':
       return Buffer.from(`${JSON.stringify(scanJson(snapshot), null, 2)}\n`)
     case 'prometheus':
-      return prometheusText(snapshot, options.naming)
+      return prometheusText(snapshot, options.naming, options.groups)
     default:
       return Buffer.from(bucketTable(snapshot, options.bytes))
   }
@@ -25,11 +31,16 @@ export function renderScan(
 
 /**
  * The usage families of `snapshot` in the Prometheus text format, by the exporter's one renderer
- * (the same lines /metrics serves for this snapshot), for node_exporter's textfile collector.
+ * (the same lines /metrics serves for this snapshot, BUCKET_METRICS's groups; not BUCKETS_TOP_N or
+ * MAX_SERIES), for node_exporter's textfile collector.
  */
-function prometheusText(snapshot: UsageSnapshot, naming: ExpositionNaming): Buffer {
+function prometheusText(
+  snapshot: UsageSnapshot,
+  naming: ExpositionNaming,
+  groups: readonly string[] | undefined,
+): Buffer {
   const writer = new ExpositionWriter(naming, usageCollectorFamilies)
-  writeSnapshotSeries(writer, snapshot)
+  writeSnapshotSeries(new SeriesCounter(usageCollectorFamilies, writer, groups), snapshot)
   return Buffer.concat(familyParts(writer.families(), 'text'))
 }
 

@@ -1,3 +1,5 @@
+import type { SeriesBudget } from '../collectors/usage-budget.js'
+import { seriesBudgetOf } from '../collectors/usage-exposition.js'
 import type { LoadedConfig } from '../config/load.js'
 import { expositionNaming } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
@@ -11,7 +13,8 @@ import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
  * `objstore-exporter scan --once`: one scan round of the configured source, with the selection,
  * concurrency and timeouts serve uses, printed (or written atomically to `--output`). Logs go to
  * stderr, so stdout holds only the result. The state file is neither read nor written: this is a
- * look, not the serving exporter's memory. Exit 0 when every bucket was measured, 1 when the
+ * look, not the serving exporter's memory. BUCKET_METRICS chooses what is folded, as for serve, and
+ * the per-bucket groups `--format prometheus` prints. Exit 0 when every bucket was measured, 1 when the
  * source was down or a bucket failed (the output still says what was measured), 2 when refused.
  */
 export async function scan(options: Readonly<Record<string, unknown>>): Promise<void> {
@@ -22,8 +25,11 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
     process.exit(2)
   }
   let loaded: LoadedConfig
+  let budget: SeriesBudget
   try {
     loaded = loadWithFlags(process.env, options)
+    // BUCKET_METRICS is checked as serve checks it; its groups choose what is folded and printed.
+    budget = seriesBudgetOf(loaded.config)
   } catch (error) {
     refuseConfiguration(error)
   }
@@ -40,6 +46,7 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   const output = renderScan(snapshot, options.format as ScanFormat, {
     naming: expositionNaming(config),
     bytes: options.bytes === true,
+    groups: budget.groups,
   })
   if (typeof options.output === 'string') {
     try {

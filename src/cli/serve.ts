@@ -1,3 +1,4 @@
+import { type UnusedGroupSettings, unusedGroupWarning } from '../config/group-settings.js'
 import type { Config, ConfigWarning } from '../config/load.js'
 import type { StartupSummary } from '../config/source-checks.js'
 import { createExporter, type Exporter } from '../exporter.js'
@@ -15,9 +16,13 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
   let config: Config
   let warnings: readonly ConfigWarning[]
   let otherSourceVariables: readonly string[]
+  let unusedGroupSettings: readonly UnusedGroupSettings[]
   let summary: StartupSummary
   try {
-    ;({ config, warnings, otherSourceVariables, summary } = loadWithFlags(process.env, options))
+    ;({ config, warnings, otherSourceVariables, unusedGroupSettings, summary } = loadWithFlags(
+      process.env,
+      options,
+    ))
   } catch (error) {
     refuseConfiguration(error)
   }
@@ -34,6 +39,13 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
     logger.warn(
       { variables: otherSourceVariables, source: config.BUCKETS_SOURCE },
       otherSourceWarning(otherSourceVariables, config.BUCKETS_SOURCE),
+    )
+  }
+  // The operator's first hour: a setting that silently does nothing is a trap.
+  for (const unused of unusedGroupSettings) {
+    logger.warn(
+      { variables: unused.variables, group: unused.group },
+      unusedGroupWarning(unused, config.BUCKET_METRICS),
     )
   }
   let exporter: Exporter

@@ -6,13 +6,14 @@ import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
 import { prefixFamilies } from './prefix-series.js'
 import { scanHealthFamilies } from './scan-health.js'
+import { sourceRequestFamilies } from './source-requests.js'
 import { usageAgeFamilies } from './usage-age-series.js'
 import { usageFamilies } from './usage-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
- * prefix-series.ts, bucket-info-series.ts, scan-health.ts, exporter-families.ts,
+ * prefix-series.ts, bucket-info-series.ts, scan-health.ts, source-requests.ts, exporter-families.ts,
  * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's
  * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
  * here, at import.
@@ -25,6 +26,7 @@ export const catalogue = unionOf(
     prefixFamilies,
     bucketInfoFamilies,
     scanHealthFamilies,
+    sourceRequestFamilies,
     exporterFamilies,
     budgetFamilies,
     loggerFamilies,
@@ -36,6 +38,7 @@ export const catalogue = unionOf(
     'usage prefixes',
     'bucket info',
     'scan health',
+    'source requests',
     'exporter',
     'series budget',
     'logger',

@@ -5,10 +5,12 @@
  * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
  */
 
+import { OPT_IN_BUCKET_GROUPS as OPT_IN_GROUPS } from '../config/bucket-groups.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { sumFigures } from '../scanner/usage-sums.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
   type UsageCollectorFamilies,
@@ -35,9 +37,10 @@ export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
  * Groups an empty BUCKET_METRICS leaves out: "where the bytes went" multiplies the series per
  * bucket (age bands, hidden bytes by band, top-K prefixes, info and index rows took 10,000
  * buckets from 510,771 series to 997,587), so they are asked for by name (or `all`) and the
- * default scrape stays what it was before them.
+ * default scrape stays what it was before them. The list is the config's (bucket-groups.ts): the
+ * scan folds their figures only when they are asked for.
  */
-export const OPT_IN_BUCKET_GROUPS: readonly string[] = ['age', 'hidden', 'prefixes', 'info', 'index']
+export const OPT_IN_BUCKET_GROUPS: readonly string[] = OPT_IN_GROUPS
 
 /** The groups an empty BUCKET_METRICS (or the word `default` in it) stands for. */
 export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
@@ -92,61 +95,12 @@ export function planBuckets(
 }
 
 /**
- * The additive figures of `usages` summed: bytes, objects, size histogram and ranges, storage
- * classes, versions, delete markers, noncurrent bytes, version ranges, incomplete uploads,
- * unreadable entries. The others (largest object, newest and oldest times, oldest upload, quota)
- * have no meaning for a sum of buckets and are left out.
+ * The `_other` row's figures: the additive figures of `usages` summed (ADDITIVE_FIGURES, the one
+ * list the fs walk's merge uses too); the others (NOT_ADDITIVE_FIGURES: the largest object, times,
+ * the quota, prefixes, info) have no meaning for a sum of buckets and are left out.
  */
 export function sumUsage(usages: readonly BucketUsage[]): BucketUsage {
-  let bytes = 0
-  let objects = 0
-  let sizeHistogram: number[] | undefined
-  let sizeRanges: number[] | undefined
-  let storageClassBytes: Record<string, number> | undefined
-  let versions:
-    | { versions: number; deleteMarkers: number; noncurrentBytes: number; versionRanges: number[] }
-    | undefined
-  let incomplete: number | undefined
-  let unreadableEntries: number | undefined
-  for (const usage of usages) {
-    bytes += usage.bytes
-    objects += usage.objects
-    if (usage.sizeHistogram) sizeHistogram = addInto(sizeHistogram, usage.sizeHistogram)
-    if (usage.sizeRanges) sizeRanges = addInto(sizeRanges, usage.sizeRanges)
-    for (const [storageClass, classBytes] of Object.entries(usage.storageClassBytes ?? {})) {
-      storageClassBytes ??= {}
-      storageClassBytes[storageClass] = (storageClassBytes[storageClass] ?? 0) + classBytes
-    }
-    if (usage.versions) {
-      versions ??= { versions: 0, deleteMarkers: 0, noncurrentBytes: 0, versionRanges: [] }
-      versions.versions += usage.versions.versions
-      versions.deleteMarkers += usage.versions.deleteMarkers
-      versions.noncurrentBytes += usage.versions.noncurrentBytes
-      versions.versionRanges = addInto(versions.versionRanges, usage.versions.versionRanges)
-    }
-    if (usage.multipart) incomplete = (incomplete ?? 0) + usage.multipart.incomplete
-    if (usage.unreadableEntries !== undefined) {
-      unreadableEntries = (unreadableEntries ?? 0) + usage.unreadableEntries
-    }
-  }
-  return {
-    bytes,
-    objects,
-    ...(sizeHistogram ? { sizeHistogram } : {}),
-    ...(sizeRanges ? { sizeRanges } : {}),
-    ...(storageClassBytes ? { storageClassBytes } : {}),
-    ...(versions ? { versions } : {}),
-    ...(incomplete !== undefined ? { multipart: { incomplete } } : {}),
-    ...(unreadableEntries !== undefined ? { unreadableEntries } : {}),
-  }
-}
-
-function addInto(sum: number[] | undefined, counts: readonly number[]): number[] {
-  const added = sum ?? []
-  counts.forEach((count, slot) => {
-    added[slot] = (added[slot] ?? 0) + count
-  })
-  return added
+  return sumFigures(usages)
 }
 
 type Sink = MetricSink<UsageCollectorFamilies>

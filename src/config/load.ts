@@ -1,10 +1,12 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../scanner/sources/s3/settings.js'
+import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
+import { unusedGroupSettings } from './group-settings.js'
 import { checkRequirements } from './requirements.js'
 import {
   CREDENTIAL_URL_VARIABLES,
@@ -28,11 +30,13 @@ import { withoutCredentials } from './url-credentials.js'
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
+ * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+    SCAN_FOLDS: ScanFolds
   } & BucketSelection
 >
 
@@ -68,6 +72,8 @@ export interface LoadedConfig {
   readonly warnings: readonly ConfigWarning[]
   /** Variables set for a source other than BUCKETS_SOURCE's, which it never reads (sorted). */
   readonly otherSourceVariables: readonly string[]
+  /** Variables set for an opt-in BUCKET_METRICS group it leaves out (nothing reads them), by group. */
+  readonly unusedGroupSettings: ReturnType<typeof unusedGroupSettings>
   /** The active source, its endpoint, the bucket selection, the interval and drives: the start-up line. */
   readonly summary: StartupSummary
   /**
@@ -160,6 +166,7 @@ export function loadConfiguration(
     config,
     warnings,
     otherSourceVariables: otherSourceVariables(raw, values.keys()),
+    unusedGroupSettings: unusedGroupSettings(raw, new Set(values.keys())),
     summary: startupSummary(raw, config.DRIVES),
     effective: Object.freeze({ ...raw }),
     origins: new Map([...values].map(([name, value]) => [name, value.origin ?? 'the environment'])),
@@ -242,7 +249,8 @@ function checkRelations(raw: Env): Config {
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze({ ...raw, DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection })
+  const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
+  return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

@@ -1,20 +1,15 @@
-// long: the record, its fold and its merge in one place (a per-bucket figure is one property, one fold step and one merge step here); the generic merge helpers could move out
+// long: the record and its folds in one place (a per-bucket figure is one property and one fold step here)
 /*
  * A bucket's figures, in one place: what they are (the record's schema, from which the BucketUsage
- * type and the state file's check derive) and how a listing folds into them and how two partial
- * folds merge. A per-bucket figure a listing gives is one property, one fold step and one merge
- * step here, plus its family in src/collectors/usage-series.ts: two files.
+ * type and the state file's check derive) and how a listing folds into them. A per-bucket figure
+ * a listing gives is one property and one fold step here, one entry in usage-sums.ts (additive or
+ * not: how two records combine, for the fs walk's parts and the `_other` row), plus its family in
+ * src/collectors/usage-series.ts.
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { AGE_BANDS, AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
-import {
-  mergePrefixes,
-  PrefixFiguresSchema,
-  PrefixSketch,
-  sketchCapacity,
-  topPrefixes,
-} from './prefix-sketch.js'
+import { PrefixFiguresSchema, PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -134,6 +129,14 @@ function checkedSize(size: number): number {
   return size
 }
 
+/** What a fold of current objects measures (see UsageAccumulator's constructor). */
+export interface UsageFoldOptions {
+  readonly storageClasses: boolean
+  readonly nowMs: number
+  readonly ages?: boolean | undefined
+  readonly prefixTopK?: number | undefined
+}
+
 /**
  * Folds current objects into a bucket's figures one at a time: memory is a few fixed arrays
  * (plus one entry per storage class), whatever the number of objects, so a listing is folded page
@@ -149,18 +152,21 @@ export class UsageAccumulator {
   #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
   readonly #nowMs: number
-  readonly #ages = new AgeFold()
+  readonly #ages: AgeFold | undefined
   readonly #storageClassAges: Map<string, number[]> | undefined
   readonly #prefixes: PrefixSketch | undefined
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
-   * the scan's start, which ages are measured against; `prefixTopK`: PREFIX_TOP_K when prefixes
-   * are measured (each add() then names its prefix).
+   * the scan's start, which ages are measured against; `ages`: whether to fold age bands (the
+   * `age` group; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are measured (each add()
+   * then names its prefix).
    */
-  constructor(options: { storageClasses: boolean; nowMs: number; prefixTopK?: number | undefined }) {
+  constructor(options: UsageFoldOptions) {
+    const ages = options.ages ?? true
     this.#storageClassBytes = options.storageClasses ? new Map() : undefined
-    this.#storageClassAges = options.storageClasses ? new Map() : undefined
+    this.#storageClassAges = options.storageClasses && ages ? new Map() : undefined
+    this.#ages = ages ? new AgeFold() : undefined
     this.#nowMs = options.nowMs
     this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
   }
@@ -178,15 +184,17 @@ export class UsageAccumulator {
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
     if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
     if (modifiedMs < this.#oldestMs) this.#oldestMs = modifiedMs
-    const age = ageSlot(this.#nowMs, modifiedMs)
-    this.#ages.add(age, size)
-    if (this.#storageClassBytes && this.#storageClassAges) {
+    const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
+    this.#ages?.add(age, size)
+    if (this.#storageClassBytes) {
       // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
       const key = storageClass || 'STANDARD'
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
-      const ages = this.#storageClassAges.get(key) ?? ageCounts()
-      ;(ages[age] as number) += size
-      this.#storageClassAges.set(key, ages)
+      if (this.#storageClassAges) {
+        const ages = this.#storageClassAges.get(key) ?? ageCounts()
+        ;(ages[age] as number) += size
+        this.#storageClassAges.set(key, ages)
+      }
     }
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
   }
@@ -213,8 +221,7 @@ export class UsageAccumulator {
             oldestModifiedSeconds: this.#oldestMs / 1000,
           }
         : {}),
-      ageBytes: [...this.#ages.bytes],
-      ageObjects: [...this.#ages.counts],
+      ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
@@ -233,12 +240,16 @@ export class VersionAccumulator {
   #noncurrentBytes = 0
   #expiredDeleteMarkers = 0
   readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
-  readonly #noncurrentAges = new AgeFold()
+  readonly #noncurrentAges: AgeFold | undefined
   readonly #nowMs: number
 
-  /** `nowMs`: the scan's start, which noncurrent ages are measured against. */
-  constructor(options: { nowMs: number }) {
+  /**
+   * `nowMs`: the scan's start, which noncurrent ages are measured against; `hidden`: whether to
+   * fold noncurrent ages and expired delete markers (the `hidden` group; default true).
+   */
+  constructor(options: { nowMs: number; hidden?: boolean | undefined }) {
     this.#nowMs = options.nowMs
+    this.#noncurrentAges = (options.hidden ?? true) ? new AgeFold() : undefined
   }
 
   /** One version; a noncurrent one with the time its successor was written (ms since the epoch). */
@@ -247,7 +258,7 @@ export class VersionAccumulator {
     this.#versions++
     if (options.isLatest) return
     this.#noncurrentBytes += options.size
-    this.#noncurrentAges.add(ageSlot(this.#nowMs, options.replacedMs ?? Number.NaN), options.size)
+    this.#noncurrentAges?.add(ageSlot(this.#nowMs, options.replacedMs ?? Number.NaN), options.size)
   }
 
   addDeleteMarker(): void {
@@ -271,100 +282,15 @@ export class VersionAccumulator {
       deleteMarkers: this.#deleteMarkers,
       noncurrentBytes: this.#noncurrentBytes,
       versionRanges: [...this.#versionRanges],
-      noncurrentAgeBytes: [...this.#noncurrentAges.bytes],
-      noncurrentAgeVersions: [...this.#noncurrentAges.counts],
-      expiredDeleteMarkers: this.#expiredDeleteMarkers,
+      ...(this.#noncurrentAges
+        ? {
+            noncurrentAgeBytes: [...this.#noncurrentAges.bytes],
+            noncurrentAgeVersions: [...this.#noncurrentAges.counts],
+            expiredDeleteMarkers: this.#expiredDeleteMarkers,
+          }
+        : {}),
     }
   }
-}
-
-/**
- * Sums two partial figures of one bucket (parts of a walk done on different threads, key ranges of
- * one s3 listing).
- */
-export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
-  const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
-  const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
-  const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
-  const storageClassBytes = mergeRecords(a.storageClassBytes, b.storageClassBytes, addCounts)
-  const sizeHistogram = addArrays(a.sizeHistogram, b.sizeHistogram)
-  const sizeRanges = addArrays(a.sizeRanges, b.sizeRanges)
-  const ageBytes = addArrays(a.ageBytes, b.ageBytes)
-  const ageObjects = addArrays(a.ageObjects, b.ageObjects)
-  const storageClassAgeBytes = mergeRecords<readonly number[]>(
-    a.storageClassAgeBytes,
-    b.storageClassAgeBytes,
-    addCountArrays,
-  )
-  const prefixes =
-    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
-  const versions =
-    a.versions && b.versions ? mergeVersions(a.versions, b.versions) : (a.versions ?? b.versions)
-  return {
-    bytes: a.bytes + b.bytes,
-    objects: a.objects + b.objects,
-    ...(sizeHistogram ? { sizeHistogram } : {}),
-    ...(sizeRanges ? { sizeRanges } : {}),
-    ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
-    ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
-    ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
-    ...(ageBytes ? { ageBytes } : {}),
-    ...(ageObjects ? { ageObjects } : {}),
-    ...(storageClassBytes ? { storageClassBytes } : {}),
-    ...(storageClassAgeBytes ? { storageClassAgeBytes } : {}),
-    ...(prefixes ? { prefixes } : {}),
-    ...(versions ? { versions } : {}),
-    // Settings are the bucket's, not a part's: either part's copy is the bucket's.
-    ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
-    ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
-  }
-}
-
-/** Two parts of a versioned listing that split no key's versions (s3 key ranges). */
-function mergeVersions(a: VersionUsage, b: VersionUsage): VersionUsage {
-  const noncurrentAgeBytes = addArrays(a.noncurrentAgeBytes, b.noncurrentAgeBytes)
-  const noncurrentAgeVersions = addArrays(a.noncurrentAgeVersions, b.noncurrentAgeVersions)
-  const expired = a.expiredDeleteMarkers ?? b.expiredDeleteMarkers
-  return {
-    versions: a.versions + b.versions,
-    deleteMarkers: a.deleteMarkers + b.deleteMarkers,
-    noncurrentBytes: a.noncurrentBytes + b.noncurrentBytes,
-    versionRanges: addArrays(a.versionRanges, b.versionRanges) ?? [],
-    ...(noncurrentAgeBytes ? { noncurrentAgeBytes } : {}),
-    ...(noncurrentAgeVersions ? { noncurrentAgeVersions } : {}),
-    ...(expired !== undefined
-      ? { expiredDeleteMarkers: (a.expiredDeleteMarkers ?? 0) + (b.expiredDeleteMarkers ?? 0) }
-      : {}),
-  }
-}
-
-function addArrays(a: readonly number[] | undefined, b: readonly number[] | undefined): number[] | undefined {
-  if (!a || !b) return a ? [...a] : b ? [...b] : undefined
-  return a.map((value, index) => value + (b[index] ?? 0))
-}
-
-/** Adds two records key by key (`add` is given the first's value, if any, and the second's). */
-function mergeRecords<V>(
-  a: Readonly<Record<string, V>> | undefined,
-  b: Readonly<Record<string, V>> | undefined,
-  add: (x: V | undefined, y: V) => V,
-): Record<string, V> | undefined {
-  if (!a && !b) return undefined
-  const out: Record<string, V> = { ...a }
-  for (const [key, value] of Object.entries(b ?? {})) out[key] = add(out[key], value)
-  return out
-}
-
-const addCounts = (x: number | undefined, y: number): number => (x ?? 0) + y
-const addCountArrays = (x: readonly number[] | undefined, y: readonly number[]): number[] =>
-  addArrays(x, y) ?? []
-
-function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.max(a, b)
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
 import { BucketFailures, scanOnce } from './scan-round.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
 
@@ -47,6 +48,8 @@ export class UsageScanner {
   #sourceFailure: string | undefined
   #nextScanAtMs: number | undefined
   #stateFailure: string | undefined
+  /** Listing pages the last completed scan round received, by operation (sources that count). */
+  #listingPages: ReadonlyMap<string, number> | undefined
   /** The records last refused, so the same refusal is not logged after every scan. */
   #lastRefused = '[]'
   #closed = false
@@ -72,6 +75,16 @@ export class UsageScanner {
   /** Why the source failed the last scan (secrets are the page's and the log's to scrub); undefined when up. */
   get sourceFailure(): string | undefined {
     return this.#sourceFailure
+  }
+
+  /** The requests the source sent so far, by operation; undefined for a source that sends none (fs). */
+  get sourceRequests(): SourceRequests | undefined {
+    return this.#options.source.requests
+  }
+
+  /** Listing pages of the last scan round this process completed; undefined before one, or for fs. */
+  get lastScanListingPages(): ReadonlyMap<string, number> | undefined {
+    return this.#listingPages
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -158,6 +171,7 @@ export class UsageScanner {
     const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
     const startedAtMs = Date.now()
     this.#logger.debug({ source: source.name }, 'usage scan started')
+    const requestsBefore = source.requests?.counts()
     const result = await scanOnce({
       source,
       filter,
@@ -169,6 +183,8 @@ export class UsageScanner {
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
     })
+    if (requestsBefore && source.requests)
+      this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())
     this.#reportSource(result.sourceFailure)
     return this.#finish(result.sourceUp, result.records, startedAtMs, result.outsideBucketsBytes)
   }

@@ -7,7 +7,12 @@
  * same millisecond give the same ages in either order. A key may straddle pages: its state is
  * carried into the next page. Memory is one page's entries.
  */
-import { type BucketUsage, UsageAccumulator, VersionAccumulator } from './bucket-usage.js'
+import {
+  type BucketUsage,
+  UsageAccumulator,
+  type UsageFoldOptions,
+  VersionAccumulator,
+} from './bucket-usage.js'
 
 /** One entry of a versioned listing: a version (with a size) or a delete marker (without). */
 export interface VersionEntry {
@@ -36,16 +41,19 @@ export class VersionListingFold {
   #carried: KeyState | undefined
   readonly #prefixOf: ((key: string) => string) | undefined
 
-  /** `prefixOf` names a key's prefix when prefixes are measured (PREFIX_*: prefixTopK). */
-  constructor(options: {
-    storageClasses: boolean
-    nowMs: number
-    prefixTopK?: number | undefined
-    prefixOf?: ((key: string) => string) | undefined
-  }) {
+  /**
+   * `prefixOf` names a key's prefix when prefixes are measured (PREFIX_*: prefixTopK); `hidden`:
+   * whether noncurrent ages and expired delete markers are folded (default true).
+   */
+  constructor(
+    options: UsageFoldOptions & {
+      readonly prefixOf?: ((key: string) => string) | undefined
+      readonly hidden?: boolean | undefined
+    },
+  ) {
     this.#current = new UsageAccumulator(options)
     this.#prefixOf = options.prefixOf
-    this.#versions = new VersionAccumulator({ nowMs: options.nowMs })
+    this.#versions = new VersionAccumulator({ nowMs: options.nowMs, hidden: options.hidden })
   }
 
   /**

@@ -155,6 +155,47 @@ describe('objstore-exporter command line on fs', () => {
     assert.match(refused.stderr, /scan: cannot write .*no-such-folder\/objstore\.prom: ENOENT/)
   })
 
+  it("scan --once folds and prints BUCKET_METRICS's groups, as serve writes them", async () => {
+    const families = async (groups: string) => {
+      const run = await runCommand(
+        ['scan', '--once', '--format', 'prometheus'],
+        { ...env, BUCKET_METRICS: groups },
+        folder,
+      )
+      ok(run)
+      const parsed = parseExposition(run.stdout)
+      return { parsed, names: new Set(parsed.samples.map((sample) => sample.name)) }
+    }
+    const plain = await families('')
+    assert.equal(
+      sampleValue(plain.parsed, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }),
+      1_502_048,
+    )
+    assert.ok(plain.names.has('objstore_bucket_objects_size_distribution'))
+    for (const name of ['objstore_bucket_age_bytes', 'objstore_bucket_prefix_usage_total_bytes'])
+      assert.equal(plain.names.has(name), false, name)
+    const usage = await families('usage')
+    assert.equal(usage.names.has('objstore_bucket_objects_size_distribution'), false)
+    assert.equal(sampleValue(usage.parsed, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
+    const named = await families('default,age,prefixes')
+    assert.equal(
+      sampleValue(named.parsed, 'objstore_bucket_age_bytes', { bucket: 'photos', age: 'lt_1d' }),
+      1_502_048,
+    )
+    assert.equal(
+      sampleValue(named.parsed, 'objstore_bucket_prefix_usage_total_bytes', {
+        bucket: 'photos',
+        prefix: '2026/',
+      }),
+      2048,
+    )
+    const refused = await runCommand(['scan', '--once'], { ...env, BUCKET_METRICS: 'ages' }, folder)
+    assert.equal(refused.code, 2)
+    assert.deepEqual(refusalProblems(refused.stderr), [
+      'BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, scan, default, all',
+    ])
+  })
+
   it('check-config prints the effective configuration with its origins, secrets masked', async () => {
     const token = 'tok-7f3a9c1e5b2d8f4a6c0e9b3d'
     await writeFile(join(folder, '.env'), `PORT=1111\nLOG_LEVEL=debug\nMETRICS_AUTH_TOKEN=${token}\n`)

@@ -187,6 +187,18 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
       }
     })
 
+    it('counts its admin requests: one BucketStats a scan, whatever the buckets', () => {
+      const scans = rgwExporter.logs.messages().filter((message) => message === 'usage scan finished')
+      assert.ok(scans.length >= 1)
+      assert.equal(value(rgwScrape, 'rgw_admin_requests_total', { operation: 'BucketStats' }), scans.length)
+      assert.equal(value(rgwScrape, 'rgw_admin_request_errors_total', { operation: 'BucketStats' }), 0)
+      assert.equal(findSamples(rgwScrape, 'objstore_s3_requests_total').length, 0)
+      // The s3 source lists; its last round's version pages at least one a bucket.
+      const pages = value(s3Scrape, 'usage_last_scan_listing_pages', { operation: 'ListObjectVersions' })
+      assert.ok(pages >= writer.buckets.size, `${pages} pages for ${writer.buckets.size} buckets`)
+      assert.ok(value(s3Scrape, 's3_requests_total', { operation: 'ListObjectVersions' }) >= 2 * pages)
+    })
+
     it('equals the s3 source where listing and counters agree: unversioned, no incomplete uploads', () => {
       for (const name of ['plain', 'many-keys', 'empty']) {
         for (const family of ['bucket_usage_total_bytes', 'bucket_usage_object_total']) {
@@ -275,6 +287,11 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
       const scrape = await denied.scrape()
       assert.equal(value(scrape, 'source_up', { source: 'rgw' }), 0)
       assert.equal(findSamples(scrape, 'objstore_bucket_usage_total_bytes').length, 0)
+      // Each scan one request, refused (a denial is not retried).
+      const scans = denied.logs.messages().filter((message) => message === 'usage scan finished').length
+      assert.ok(scans >= 2)
+      assert.equal(value(scrape, 'rgw_admin_requests_total', { operation: 'BucketStats' }), scans)
+      assert.equal(value(scrape, 'rgw_admin_request_errors_total', { operation: 'BucketStats' }), scans)
       const warnings = denied.logs.lines.filter((line) => line.msg === 'usage source unreachable')
       assert.equal(warnings.length, 1, 'logged once per state change, not per scan')
       assert.match(String(warnings[0]?.error), /403 AccessDenied.*buckets=read/)

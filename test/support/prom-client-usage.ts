@@ -1,6 +1,10 @@
 import client from 'prom-client'
 import { type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
-import { type UsageCollectorFamilies, writeSnapshotSeries } from '../../src/collectors/usage-series.js'
+import {
+  type UsageCollectorFamilies,
+  usageCollectorFamilies,
+  writeSnapshotSeries,
+} from '../../src/collectors/usage-series.js'
 import { fullName, isHistogram } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
@@ -16,6 +20,8 @@ import type { GeneratedSnapshot } from './usage-snapshots.js'
 export const SNAPSHOT_FAMILIES: readonly CatalogueName[] = familyNames.filter(
   (key) =>
     (catalogue[key].group === 'usage' || catalogue[key].group === 'scanner') &&
+    // The snapshot's families (not the source's request counters, read live from the source).
+    Object.hasOwn(usageCollectorFamilies, key) &&
     // The snapshot's age changes with every scrape; it is not part of a snapshot's rendering.
     key !== 'usage_last_activity_nano_seconds',
 )

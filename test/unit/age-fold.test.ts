@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { AGE_BANDS, ageSlot } from '../../src/scanner/age-bands.js'
-import { mergeUsage, UsageAccumulator } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
+import { mergeUsage } from '../../src/scanner/usage-sums.js'
 import { type VersionEntry, VersionListingFold } from '../../src/scanner/version-listing.js'
 
 const DAY = 86_400_000

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadConfiguration } from '../../src/config/load.js'
 import { envSchema } from '../../src/config/schema.js'
-import { closestName, distance } from '../../src/config/unknown-variables.js'
+import { closestName, compareNames, distance } from '../../src/config/unknown-variables.js'
 import { refusalLines } from '../support/config-refusal.js'
 import { ORDINARY_ENVIRONMENT } from '../support/ordinary-environment.js'
 
@@ -80,4 +80,14 @@ test('closest name: shared words first, then edits', () => {
   assert.equal(distance('HOME', 'HOST'), 2)
   assert.equal(distance('', 'ABC'), 3)
   assert.equal(distance('KITTEN', 'SITTING'), 3)
+})
+
+test('compareNames orders the exporter-style names as localeCompare does', () => {
+  const names = ['']
+  for (let length = 1; length <= 3; length++)
+    for (const name of names.filter((existing) => existing.length === length - 1))
+      for (const character of ['A', 'B', 'Z', '_', '0', '9']) names.push(name + character)
+  for (const a of names)
+    for (const b of names) assert.equal(compareNames(a, b), Math.sign(a.localeCompare(b)), `${a} ${b}`)
+  assert.equal(compareNames('ä', 'b'), Math.sign('ä'.localeCompare('b')))
 })

@@ -108,9 +108,13 @@ test('a probe that finds a pending call waits only for what is left of the timeo
 
 test("MinIO's drive error counters and waiting calls: what the probes met, per drive", async () => {
   let release: ((stats: StatsFs) => void) | undefined
+  // Real answers, taken before the probes: a statfs through a busy thread pool can pass the
+  // 20 ms timeout, and "ok" would count a timeout that has nothing to do with the drive.
+  const okStats = await statfs(tmpdir())
+  const missingError: unknown = await statfs('/nonexistent/objstore/drive').catch((error: unknown) => error)
   const answers = new Map<string, () => Promise<StatsFs>>([
-    ['/mnt/ok', () => statfs(tmpdir())],
-    ['/mnt/missing', () => statfs('/nonexistent/objstore/drive')],
+    ['/mnt/ok', () => Promise.resolve(okStats)],
+    ['/mnt/missing', () => Promise.reject(missingError)],
     ['/mnt/hung', () => new Promise<StatsFs>((resolve) => (release = resolve))],
   ])
   const probe = new DriveProbe((path) => (answers.get(path) as () => Promise<StatsFs>)())

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { mergeUsage, UsageAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
 import {
   boundedPrefix,
   keyPrefix,
@@ -11,6 +11,7 @@ import {
   ROOT_PREFIX,
   TRUNCATION_MARKER,
 } from '../../src/scanner/prefix-sketch.js'
+import { mergeUsage } from '../../src/scanner/usage-sums.js'
 
 const SLASH = { delimiter: '/', topK: 10 }
 

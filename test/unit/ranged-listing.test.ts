@@ -136,7 +136,7 @@ test('slots: waiters are served in order, before anyone who only tries', async (
 
 test('versions folded in two key ranges and merged equal one fold of every page', async () => {
   const { VersionListingFold } = await import('../../src/scanner/version-listing.js')
-  const { mergeUsage } = await import('../../src/scanner/bucket-usage.js')
+  const { mergeUsage } = await import('../../src/scanner/usage-sums.js')
   const day = 86_400_000
   const nowMs = 400 * day
   type Entry = import('../../src/scanner/version-listing.js').VersionEntry

@@ -37,7 +37,7 @@ export const prefixesEnv = {
     minimum: 0,
     maximum: 32,
     description:
-      '`fs`, `s3`: report bytes and objects per key prefix ending at this many `PREFIX_DELIMITER`s (1: top-level folders; a key with fewer counts under the folder it is in, one with none under `_root`). 0: no prefix families.',
+      '`fs`, `s3`, with the `prefixes` group of `BUCKET_METRICS`: report bytes and objects per key prefix ending at this many `PREFIX_DELIMITER`s (1: top-level folders; a key with fewer counts under the folder it is in, one with none under `_root`). 0: no prefix families.',
   }),
   PREFIX_TOP_K: Type.Integer({
     default: 10,

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { type ExpositionFormat, OPENMETRICS_EOF } from './format.js'
-import { type DeflatedSegment, deflateSegment, gzipMember } from './gzip.js'
+import { type DeflatedSegment, deflateSegment, deflateSegmentSync, gzipMember } from './gzip.js'
 import type { ScrapeContent } from './scrape-assembler.js'
 import { familyParts } from './writer.js'
 
@@ -14,10 +14,24 @@ export interface ScrapeBody {
   readonly byteLength: number
   /** The parts as a stream that takes the next one only when the previous one went out. */
   stream(): Readable
+  /**
+   * The body as one buffer when it is small and already in memory (a drives-only scrape, or a gzip
+   * scrape whose blocks are tiny): one write, no stream. Undefined otherwise: never a copy of blocks.
+   */
+  whole(): Buffer | undefined
 }
+
+/** A body up to this size, already in memory, is joined into one buffer and sent in one write. */
+const WHOLE_BODY_BYTES = 64 << 10
 
 const EOF_BUFFER = Buffer.from(OPENMETRICS_EOF, 'utf8')
 let eofSegment: Promise<DeflatedSegment> | undefined
+
+/**
+ * A scrape's own families up to this size are compressed on the event loop: a few kilobytes take
+ * well under a millisecond, less than handing them to the thread pool and back through a stream.
+ */
+const SYNC_DEFLATE_BYTES = 64 << 10
 
 /**
  * One scrape's body: the families rendered for this scrape, then the blocks rendered before it,
@@ -34,7 +48,7 @@ export async function scrapeBody(
   if (compress) {
     eofSegment ??= deflateSegment(EOF_BUFFER)
     const [own, blocks, end] = await Promise.all([
-      deflateSegment(head),
+      head.length <= SYNC_DEFLATE_BYTES ? deflateSegmentSync(head) : deflateSegment(head),
       Promise.all(content.blocks.map((block) => block.deflated(format))),
       eof ? eofSegment : undefined,
     ])
@@ -45,6 +59,8 @@ export async function scrapeBody(
     )
   }
   const blocks = content.blocks
+  if (blocks.length === 0)
+    return body(eof ? [head, EOF_BUFFER] : [head], head.length + (eof ? EOF_BUFFER.length : 0))
   // A block that failed to compress fails the scrape here, before any header is sent.
   await Promise.all(blocks.map((block) => block.deflated(format)))
   const parts = (async function* () {
@@ -63,5 +79,7 @@ function body(parts: Iterable<Buffer> | AsyncIterable<Buffer>, byteLength: numbe
     // One part read ahead at most (Readable.from's object mode would read 16 ahead: 16 x 256 KB
     // of text per slow reader); the response's own buffer holds the part being sent.
     stream: () => Readable.from(parts, { highWaterMark: 1 }),
+    whole: () =>
+      Array.isArray(parts) && byteLength <= WHOLE_BODY_BYTES ? Buffer.concat(parts, byteLength) : undefined,
   }
 }

@@ -1,5 +1,6 @@
 import type { BucketUsage } from '../bucket-usage.js'
 import type { ListingSlots } from '../listing-slots.js'
+import type { SourceRequests } from './request-counter.js'
 
 /**
  * The contract between the scanner and a usage source. A source is one file under sources/ that
@@ -58,6 +59,8 @@ export interface UsageSource {
   readonly id: string
   /** Enumerates (or fetches, for bulk sources) what one scan needs; rejects when the source is down. */
   beginScan(options: BeginScanOptions): Promise<ScanRound>
+  /** Requests sent to the store so far, by operation (sources that send requests: s3, rgw). */
+  readonly requests?: SourceRequests
   /** Releases connections; no scan is running when this is called. */
   close(): Promise<void>
 }

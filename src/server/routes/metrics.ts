@@ -25,7 +25,7 @@ export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOp
     if (compress) reply.header('Content-Encoding', 'gzip')
     // The parts are sent as they are: concatenating them would copy megabytes per scrape.
     reply.header('Content-Length', body.byteLength)
-    return body.stream()
+    return body.whole() ?? body.stream()
   })
 }
 

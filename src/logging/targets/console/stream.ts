@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module'
 import type { Level } from 'pino'
 import pino from 'pino'
-import pretty from 'pino-pretty'
+import type PinoPretty from 'pino-pretty'
 import type { LogMode } from '../../modes.js'
 import type { LogTarget } from '../types.js'
 
@@ -9,6 +10,14 @@ export interface ConsoleTargetOptions {
   readonly level: Level
   /** Where lines go: stdout in production; any writable in tests. */
   readonly output?: NodeJS.WritableStream & { isTTY?: boolean; fd?: number }
+}
+
+/**
+ * pino-pretty, loaded only in pretty mode (json is the production default; it costs some 40 ms of
+ * start-up). It is CommonJS, so require() loads it synchronously, as target factories are.
+ */
+function loadPretty(): typeof PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty
 }
 
 /**
@@ -22,7 +31,7 @@ export function createConsoleTarget(options: ConsoleTargetOptions): LogTarget {
     return {
       name: 'console',
       level: options.level,
-      stream: pretty({
+      stream: loadPretty()({
         colorize: Boolean(output.isTTY),
         destination: output,
         sync: true,

@@ -1,3 +1,4 @@
+import type { ScanFolds } from '../../../config/bucket-groups.js'
 import { type PrefixVariables, prefixSettings } from '../../../config/env/prefixes.js'
 import { defineSource, NO_REQUIREMENTS } from '../definition.js'
 
@@ -12,12 +13,18 @@ export const fsSource = defineSource({
   local: true,
   emptyRefused: [],
   where: (settings: { readonly DATA_DIR: string }) => settings.DATA_DIR,
+  // Only what BUCKET_METRICS writes is folded (SCAN_FOLDS).
   create: async (
-    settings: { readonly DATA_DIR: string; readonly SCAN_CONCURRENCY: number } & PrefixVariables,
+    settings: {
+      readonly DATA_DIR: string
+      readonly SCAN_CONCURRENCY: number
+      readonly SCAN_FOLDS: ScanFolds
+    } & PrefixVariables,
   ) =>
     (await import('./source.js')).createFsSource({
       dataDir: settings.DATA_DIR,
       threads: settings.SCAN_CONCURRENCY,
-      prefixes: prefixSettings(settings),
+      prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,
+      ages: settings.SCAN_FOLDS.age,
     }),
 })

@@ -2,9 +2,10 @@ import { setMaxListeners } from 'node:events'
 import { lstat, readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { mergeUsage, withTopPrefixes } from '../../bucket-usage.js'
+import { withTopPrefixes } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
 import type { PrefixSettings } from '../../prefix-sketch.js'
+import { mergeUsage } from '../../usage-sums.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
 import { bucketFolder, bucketLabel } from './names.js'
@@ -18,6 +19,8 @@ export interface FsSourceOptions {
   readonly threads: number
   /** PREFIX_*: bytes per folder at PREFIX_DEPTH; undefined when off. */
   readonly prefixes?: PrefixSettings | undefined
+  /** The `age` group: bytes and files per mtime age band (default true). */
+  readonly ages?: boolean
 }
 
 /**
@@ -53,8 +56,8 @@ function splitFolders(
   return groups.map((dirs) => ({ dirs, expand: false, isBucketRoot: false, ...bucket }))
 }
 
-/** What every task of one bucket's walk carries: its folder and the prefix settings, when on. */
-type BucketContext = Pick<WalkTask, 'root' | 'prefixes' | 'nowMs'>
+/** What every task of one bucket's walk carries: its folder and the prefix settings, when on; the folds. */
+type BucketContext = Pick<WalkTask, 'root' | 'prefixes' | 'nowMs' | 'ages'>
 
 /**
  * The embedded default source: DATA_DIR holds one folder per bucket, and every regular file below
@@ -77,7 +80,11 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
       return {
         buckets,
         measure: async (bucket, signal) => {
-          const usage = await measureBucket(pool, dataDir, bucket, signal, nowMs, options.prefixes)
+          const usage = await measureBucket(pool, dataDir, bucket, signal, {
+            nowMs,
+            ages: options.ages ?? true,
+            prefixes: options.prefixes,
+          })
           return options.prefixes ? withTopPrefixes(usage, options.prefixes.topK) : usage
         },
         outsideBuckets: (signal) => measureOutsideBuckets(pool, dataDir, signal),
@@ -121,8 +128,13 @@ async function measureOutsideBuckets(pool: WalkPool, dataDir: string, signal: Ab
       else if (entry.isFile()) bytes += (await lstat(pathBytes(path)).catch(() => undefined))?.size ?? 0
     }
     if (dirs.length > 0)
-      bytes += (await pool.run({ dirs, expand: false, isBucketRoot: false, nowMs: Date.now() }, signal, root))
-        .usage.bytes
+      bytes += (
+        await pool.run(
+          { dirs, expand: false, isBucketRoot: false, nowMs: Date.now(), ages: false },
+          signal,
+          root,
+        )
+      ).usage.bytes
   } catch (error) {
     if (signal.aborted) throw signal.reason
     throw toSourceError(error, `cannot measure ${dataDir} outside its buckets`)
@@ -137,9 +149,9 @@ async function measureBucket(
   dataDir: string,
   bucket: string,
   signal: AbortSignal,
-  nowMs: number,
-  prefixes: PrefixSettings | undefined,
+  folds: { readonly nowMs: number; readonly ages: boolean; readonly prefixes: PrefixSettings | undefined },
 ): Promise<BucketUsage> {
+  const { nowMs, ages, prefixes } = folds
   const folder = bucketFolder(bucket)
   if (
     folder.length === 0 ||
@@ -160,7 +172,7 @@ async function measureBucket(
     if (signal.aborted) throw signal.reason
     throw toSourceError(error, `cannot walk bucket folder ${bucket}`)
   }
-  const context: BucketContext = prefixes ? { root: dir, prefixes, nowMs } : { nowMs }
+  const context: BucketContext = prefixes ? { root: dir, prefixes, nowMs, ages } : { nowMs, ages }
   let root: WalkResult
   try {
     root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true, ...context }, signal, dir)

@@ -20,6 +20,8 @@ export interface WalkTask {
   readonly isBucketRoot: boolean
   /** The scan's start, ms since the epoch: what files' ages are measured against. */
   readonly nowMs: number
+  /** Whether files are folded into age bands (the `age` group); default true. */
+  readonly ages?: boolean
   /** The bucket's folder (a byte string), which keys are relative to, when prefixes are measured. */
   readonly root?: string
   /** PREFIX_*, when on: each file's key is its path below `root`, joined by `/`. */
@@ -52,6 +54,7 @@ export function walkDirectory(task: WalkTask): WalkResult {
   const fold = new UsageAccumulator({
     storageClasses: false,
     nowMs: task.nowMs,
+    ages: task.ages,
     prefixTopK: task.prefixes?.topK,
   })
   const prefixOf =

@@ -16,6 +16,7 @@
  */
 import { Sha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
+import type { RequestCounter } from '../request-counter.js'
 import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from '../upstream-answer.js'
 import {
   isObject,
@@ -74,6 +75,8 @@ export interface RgwAdminClientOptions {
   readonly timeoutMs?: number
   /** RGW_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
   readonly maxResponseBytes?: number
+  /** Counts every request, by operation (`BucketStats`), and the failed ones. */
+  readonly counter?: RequestCounter
 }
 
 /**
@@ -96,8 +99,10 @@ export class RgwAdminClient {
   readonly #signer: SignatureV4
   readonly #timeoutMs: number
   readonly #maxResponseBytes: number
+  readonly #counter: RequestCounter | undefined
 
   constructor(options: RgwAdminClientOptions) {
+    this.#counter = options.counter
     this.#base = new URL(options.endpoint)
     const prefix = this.#base.pathname.replace(/\/+$/, '')
     this.#adminPath = `${prefix}/${(options.adminPath ?? 'admin').replace(/^\/+|\/+$/g, '')}`
@@ -123,7 +128,7 @@ export class RgwAdminClient {
 
   async #getAllStats(signal: AbortSignal | undefined): Promise<unknown> {
     try {
-      return await this.#get('bucket', { stats: 'true', format: 'json' }, signal)
+      return await this.#get('BucketStats', 'bucket', { stats: 'true', format: 'json' }, signal)
     } catch (error) {
       // Without a bucket parameter a 404 cannot mean a missing bucket: RGW took the path for an
       // S3 request (GET /<bucket>/<key>), so the admin API is not where we asked.
@@ -136,10 +141,28 @@ export class RgwAdminClient {
 
   /** Usage of one bucket (`NoSuchBucket` as an RgwAdminHttpError 404 when it is gone). */
   async bucketStats(bucket: string, signal?: AbortSignal): Promise<RgwBucketStats> {
-    return parseBucketStats(await this.#get('bucket', { bucket, stats: 'true', format: 'json' }, signal))
+    return parseBucketStats(
+      await this.#get('BucketStats', 'bucket', { bucket, stats: 'true', format: 'json' }, signal),
+    )
   }
 
+  /** One request of `operation`, counted: sent, and failed whatever the failure. */
   async #get(
+    operation: string,
+    resource: string,
+    query: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    this.#counter?.sent(operation)
+    try {
+      return await this.#request(resource, query, signal)
+    } catch (error) {
+      this.#counter?.failed(operation)
+      throw error
+    }
+  }
+
+  async #request(
     resource: string,
     query: Record<string, string>,
     signal: AbortSignal | undefined,

@@ -1,3 +1,4 @@
+import type { ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
 import { S3_CREDENTIAL_URL_VARIABLES, S3_SECRET_VARIABLES } from '../s3/settings.js'
@@ -16,7 +17,9 @@ export const rgwSource = defineSource({
   emptyRefused: [],
   where: (settings: RgwSettings) =>
     `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,
-  create: async (settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number }) =>
+  create: async (
+    settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number; readonly SCAN_FOLDS: ScanFolds },
+  ) =>
     (await import('./source.js')).createRgwSource({
       endpoint: settings.S3_ENDPOINT,
       region: settings.S3_REGION,
@@ -29,5 +32,6 @@ export const rgwSource = defineSource({
         maxObjectsPerShard: settings.RGW_SAFE_MAX_OBJECTS_PER_SHARD,
         warningPercent: settings.RGW_SHARD_WARNING_PERCENT,
       },
+      folds: settings.SCAN_FOLDS,
     }),
 })

@@ -27,14 +27,14 @@ export const rgwEnv = {
     minimum: 1,
     maximum: 1000000000,
     description:
-      "`rgw`: RGW's `rgw_safe_max_objects_per_shard` (default 102,400, what `radosgw-admin bucket limit check` measures against; not dynamic resharding's `rgw_max_objs_per_shard`), which the admin API does not serve: the full mark of `bucket_index_fill_ratio`, past it OVER. Set it to your RGW's value.",
+      "`rgw`, with the `index` group of `BUCKET_METRICS`: RGW's `rgw_safe_max_objects_per_shard` (default 102,400, what `radosgw-admin bucket limit check` measures against; not dynamic resharding's `rgw_max_objs_per_shard`), which the admin API does not serve: the full mark of `bucket_index_fill_ratio`, past it OVER. Set it to your RGW's value.",
   }),
   RGW_SHARD_WARNING_PERCENT: Type.Integer({
     default: 90,
     minimum: 1,
     maximum: 100,
     description:
-      "`rgw`: RGW's `rgw_shard_warning_threshold` (default 90): from this fill percent `bucket_index_fill_status` is WARN, as in `radosgw-admin bucket limit check`.",
+      "`rgw`, with the `index` group of `BUCKET_METRICS`: RGW's `rgw_shard_warning_threshold` (default 90): from this fill percent `bucket_index_fill_status` is WARN, as in `radosgw-admin bucket limit check`.",
   }),
 }
 

@@ -1,7 +1,9 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
+import { ALL_FOLDS, type ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
+import { RequestCounter } from '../request-counter.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { RgwAdminClient } from './admin.js'
 import { classifyRgwError } from './errors.js'
@@ -24,6 +26,8 @@ export interface RgwSourceOptions {
   readonly maxResponseBytes?: number
   /** RGW_SAFE_MAX_OBJECTS_PER_SHARD, RGW_SHARD_WARNING_PERCENT: RGW's limits for the index fill. */
   readonly indexLimits?: IndexLimits
+  /** Which opt-in figures to keep: owner and tenant (`info`), the index fill (`index`); default all. */
+  readonly folds?: Pick<ScanFolds, 'info' | 'index'>
 }
 
 /**
@@ -47,9 +51,12 @@ class RgwUsageSource implements UsageSource {
   readonly #client: RgwAdminClient
   readonly #retry: RetryPolicy
   readonly #indexLimits: IndexLimits
+  readonly requests = new RequestCounter('rgw_admin')
+  readonly #folds: Pick<ScanFolds, 'info' | 'index'>
 
   constructor(options: RgwSourceOptions) {
     this.#indexLimits = options.indexLimits ?? DEFAULT_INDEX_LIMITS
+    this.#folds = options.folds ?? ALL_FOLDS
     this.id = `rgw:${withoutCredentials(options.endpoint)}`
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
@@ -57,6 +64,7 @@ class RgwUsageSource implements UsageSource {
       endpoint: options.endpoint,
       region: options.region,
       adminPath: options.adminPath,
+      counter: this.requests,
       credentials: explicitKeys
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
         : defaultProvider(),
@@ -93,7 +101,7 @@ class RgwUsageSource implements UsageSource {
             cause: entry.error,
           })
         }
-        return usageFromStats(entry.stats, this.#indexLimits)
+        return usageFromStats(entry.stats, this.#indexLimits, this.#folds)
       },
     }
     return round
@@ -107,11 +115,18 @@ export function bucketName(stats: { readonly bucket: string; readonly tenant: st
   return stats.tenant ? `${stats.tenant}:${stats.bucket}` : stats.bucket
 }
 
-/** What the admin API's counters say about one bucket, in the scanner's terms. */
-export function usageFromStats(stats: RgwBucketStats, limits = DEFAULT_INDEX_LIMITS): BucketUsage {
+/**
+ * What the admin API's counters say about one bucket, in the scanner's terms; the opt-in figures
+ * (owner and tenant, index fill) only when `folds` asks for them.
+ */
+export function usageFromStats(
+  stats: RgwBucketStats,
+  limits = DEFAULT_INDEX_LIMITS,
+  folds: Pick<ScanFolds, 'info' | 'index'> = ALL_FOLDS,
+): BucketUsage {
   const main = categoryUsage(stats, RGW_MAIN)
   const quota = stats.quota
-  const index = indexFill(stats, limits)
+  const index = folds.index ? indexFill(stats, limits) : undefined
   return {
     bytes: main.sizeBytes,
     objects: main.objects,
@@ -119,7 +134,9 @@ export function usageFromStats(stats: RgwBucketStats, limits = DEFAULT_INDEX_LIM
     ...(quota?.enabled && quota.maxSizeBytes !== undefined ? { quotaBytes: quota.maxSizeBytes } : {}),
     // bucket_info: who owns it and its tenant ('' for the global one); the admin API's bucket
     // stats carry no versioning, object lock, lifecycle or tags, so those labels stay empty.
-    settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) },
+    ...(folds.info
+      ? { settings: { owner: boundedValue(stats.owner), tenant: boundedValue(stats.tenant) } }
+      : {}),
     ...(index ? { index } : {}),
   }
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { S3Client } from '@aws-sdk/client-s3'
 import { type RetryPolicy, withRetry } from '../../retry.js'
+import type { RequestCounter } from '../request-counter.js'
 import { SourceError } from '../types.js'
 import { boundedStream, declaredLength, isRedirect, RedirectNotFollowedError } from '../upstream-answer.js'
 import { readCaFile, trustWith } from './ca-file.js'
@@ -23,6 +24,8 @@ export interface S3ClientOptions {
   readonly maxResponseBytes?: number
   /** S3_CA_FILE: trusted besides the system's CAs; empty or absent for the defaults. */
   readonly caFile?: string
+  /** Counts every request the client sends, by operation, and the failed ones. */
+  readonly counter?: RequestCounter
 }
 
 /** S3_MAX_RESPONSE_BYTES's default: a 1,000-key page of 1,024-byte keys is about 1.5 MB. */
@@ -62,7 +65,31 @@ export function createCheckedClient(options: S3ClientOptions): S3Client {
     },
     { step: 'deserialize', priority: 'low', name: 'objstoreCheckedAnswers' },
   )
+  const counter = options.counter
+  // Around the SDK's deserializer, inside its redirect handling: each HTTP request passes here
+  // once (retries are ours: each is another send), and every failure comes out here, whether the
+  // store answered an error, the connection failed, or an answer was refused or did not parse.
+  if (counter) {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const operation = operationOf(context.commandName)
+        counter.sent(operation)
+        try {
+          return await next(args)
+        } catch (error) {
+          counter.failed(operation)
+          throw error
+        }
+      },
+      { step: 'deserialize', priority: 'high', name: 'objstoreRequestCounts' },
+    )
+  }
   return client
+}
+
+/** The S3 operation of an SDK command: its class name without `Command` (`ListObjectsV2`). */
+export function operationOf(commandName: string | undefined): string {
+  return (commandName ?? 'Unknown').replace(/Command$/, '')
 }
 
 /** One request, retried with backoff when throttled or unreachable; errors come out classified. */

@@ -1,3 +1,4 @@
+import type { ScanFolds } from '../../../config/bucket-groups.js'
 import { type PrefixVariables, prefixSettings } from '../../../config/env/prefixes.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { defineSource } from '../definition.js'
@@ -30,7 +31,8 @@ export const s3Source = defineSource({
     settings.S3_ENDPOINT === ''
       ? `AWS S3 (region ${settings.S3_REGION})`
       : withoutCredentials(settings.S3_ENDPOINT),
-  create: async (settings: S3Settings & PrefixVariables, logger) =>
+  // Only what BUCKET_METRICS writes is folded or asked of the store (SCAN_FOLDS).
+  create: async (settings: S3Settings & PrefixVariables & { readonly SCAN_FOLDS: ScanFolds }, logger) =>
     (await import('./source.js')).createS3Source({
       endpoint: settings.S3_ENDPOINT,
       region: settings.S3_REGION,
@@ -41,11 +43,13 @@ export const s3Source = defineSource({
       listRanges: settings.S3_LIST_RANGES,
       multipartPartsMaxUploads: settings.MULTIPART_PARTS_MAX_UPLOADS,
       multipartStaleDays: settings.MULTIPART_STALE_DAYS,
-      prefixes: prefixSettings(settings),
+      prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,
+      ages: settings.SCAN_FOLDS.age,
+      hidden: settings.SCAN_FOLDS.hidden,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
-      bucketSettings: settings.S3_BUCKET_SETTINGS,
-      tagLabels: parseTagLabels(settings.BUCKET_TAG_LABELS).labels,
+      bucketSettings: settings.SCAN_FOLDS.info && settings.S3_BUCKET_SETTINGS,
+      tagLabels: settings.SCAN_FOLDS.info ? parseTagLabels(settings.BUCKET_TAG_LABELS).labels : new Map(),
       logger,
     }),
 })

@@ -20,6 +20,11 @@ export interface MultipartListing {
   readonly startedMs: number
   readonly maxSized: number
   readonly staleDays: number
+  /**
+   * The `hidden` group's figures: stale uploads and, with listParts, the bytes of the uploads.
+   * false: only the count and the oldest start (the `multipart` group), and no ListParts request.
+   */
+  readonly hidden: boolean
   /** Whether to call ListParts (false once the store said it does not implement it). */
   readonly listParts: boolean
   /** The store answered ListParts with "not implemented". */
@@ -35,7 +40,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
   const staleBeforeMs = listing.startedMs - listing.staleDays * DAY_MS
   const figures = { incomplete: 0, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 }
   let oldestMs = Number.POSITIVE_INFINITY
-  let sizing = listing.listParts
+  let sizing = listing.hidden && listing.listParts
   const action = `ListMultipartUploads ${bucket}`
   const uploads = pages({
     action,
@@ -83,7 +88,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
   const { incomplete, stale, ...sizes } = figures
   return {
     incomplete,
-    stale,
+    ...(listing.hidden ? { stale } : {}),
     ...(Number.isFinite(oldestMs) ? { oldestInitiatedSeconds: oldestMs / 1000 } : {}),
     ...(sizing ? sizes : {}),
   }

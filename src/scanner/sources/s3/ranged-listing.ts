@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events'
-import { type BucketUsage, mergeUsage } from '../../bucket-usage.js'
+import type { BucketUsage } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
 import type { ListingSlots } from '../../listing-slots.js'
+import { mergeUsage } from '../../usage-sums.js'
 import {
   compareKeys,
   type KeyRange,

@@ -49,14 +49,14 @@ export const s3Env = {
     minimum: 0,
     maximum: 100000,
     description:
-      '`s3`: incomplete multipart uploads sized per bucket and scan (ListParts, one request per 1,000 parts), in listing order; the others are counted by `bucket_multipart_uploads_unsized`. 0: none sized.',
+      '`s3`, with the `hidden` group of `BUCKET_METRICS`: incomplete multipart uploads sized per bucket and scan (ListParts, one request per 1,000 parts), in listing order; the others are counted by `bucket_multipart_uploads_unsized`. 0: none sized.',
   }),
   MULTIPART_STALE_DAYS: Type.Integer({
     default: 7,
     minimum: 0,
     maximum: 36500,
     description:
-      "`s3`: an incomplete multipart upload initiated at least this many days before the scan started is stale (`bucket_multipart_uploads_stale*`; 7 is Storage Lens's split).",
+      "`s3`, with the `hidden` group of `BUCKET_METRICS`: an incomplete multipart upload initiated at least this many days before the scan started is stale (`bucket_multipart_uploads_stale*`; 7 is Storage Lens's split).",
   }),
   S3_ENDPOINT: s3ConnectionEnv.S3_ENDPOINT,
   S3_REGION: s3ConnectionEnv.S3_REGION,
@@ -82,12 +82,12 @@ export const s3Env = {
   S3_BUCKET_SETTINGS: Type.Boolean({
     default: false,
     description:
-      "`s3`: read each bucket's settings every scan for `bucket_info` (GetBucketVersioning, GetObjectLockConfiguration, GetBucketLifecycleConfiguration: three requests per bucket). A call the store does not implement leaves its label empty.",
+      "`s3`, with the `info` group of `BUCKET_METRICS`: read each bucket's settings every scan for `bucket_info` (GetBucketVersioning, GetObjectLockConfiguration, GetBucketLifecycleConfiguration: three requests per bucket). A call the store does not implement leaves its label empty.",
   }),
   BUCKET_TAG_LABELS: Type.String({
     default: '',
     description:
-      '`s3`: comma-separated bucket tag keys exported as `bucket_tag_info` (GetBucketTagging, one request per bucket per scan), each as `key` (label name: the key with every character but letters, digits and _ as _) or `key=label_name`; at most 16, two keys on one name refused. Empty: no tags read.',
+      '`s3`, with the `info` group of `BUCKET_METRICS`: comma-separated bucket tag keys exported as `bucket_tag_info` (GetBucketTagging, one request per bucket per scan), each as `key` (label name: the key with every character but letters, digits and _ as _) or `key=label_name`; at most 16, two keys on one name refused. Empty: no tags read.',
   }),
 }
 

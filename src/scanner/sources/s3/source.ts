@@ -7,6 +7,7 @@ import type { ListingSlots } from '../../listing-slots.js'
 import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
 import { VersionListingFold } from '../../version-listing.js'
+import { RequestCounter } from '../request-counter.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
@@ -23,6 +24,13 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly multipartStaleDays?: number
   /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
   readonly prefixes?: PrefixSettings | undefined
+  /** The `age` group: age bands of current objects, and per storage class (default true). */
+  readonly ages?: boolean
+  /**
+   * The `hidden` group (default true): noncurrent ages, expired delete markers, stale uploads and
+   * the bytes of incomplete uploads; off, no ListParts request is made.
+   */
+  readonly hidden?: boolean
   /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
   readonly bucketSettings?: boolean
   readonly tagLabels?: ReadonlyMap<string, string>
@@ -39,8 +47,8 @@ const SPLIT_AFTER_PAGES = 2
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
- * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and ListParts
- * (multipart.ts). A store
+ * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and, with the
+ * `hidden` group, ListParts (multipart.ts). A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
  * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
  * families are omitted, one info line says so, the rest is still measured. The client and its
@@ -64,13 +72,14 @@ class S3UsageSource implements UsageSource {
   readonly #retry: RetryPolicy
   readonly #unsupported = new Set<Optional>()
   readonly #settings: BucketSettingsReader
+  readonly requests = new RequestCounter('s3')
 
   constructor(options: S3SourceOptions) {
     this.#options = options
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
     // Shown in logs and kept in the state file: never with user info from the URL.
     this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
-    this.#client = createCheckedClient(options)
+    this.#client = createCheckedClient({ ...options, counter: this.requests })
     this.#settings = new BucketSettingsReader({
       client: this.#client,
       logger: options.logger,
@@ -137,6 +146,7 @@ class S3UsageSource implements UsageSource {
         startedMs,
         maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
         staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+        hidden: this.#options.hidden ?? true,
         listParts: !this.#unsupported.has('ListParts'),
         onListPartsUnsupported: () =>
           this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
@@ -187,6 +197,8 @@ class S3UsageSource implements UsageSource {
         new VersionListingFold({
           storageClasses: true,
           nowMs,
+          ages: this.#options.ages,
+          hidden: this.#options.hidden,
           prefixTopK: prefixes?.topK,
           prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
         }),
@@ -208,7 +220,12 @@ class S3UsageSource implements UsageSource {
   }
 
   #accumulator(nowMs: number): UsageAccumulator {
-    return new UsageAccumulator({ storageClasses: true, nowMs, prefixTopK: this.#options.prefixes?.topK })
+    return new UsageAccumulator({
+      storageClasses: true,
+      nowMs,
+      ages: this.#options.ages,
+      prefixTopK: this.#options.prefixes?.topK,
+    })
   }
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {

@@ -1,0 +1,251 @@
+import { readFile } from 'node:fs/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import pino from 'pino'
+import type { BucketUsage, UsageSource } from '../src/scanner/sources/types.js'
+import { rawGet } from '../test/support/exporter.js'
+import { benchBuild } from './support/build.js'
+import { type ExporterChild, startExporterChild } from './support/exporter-child.js'
+import { LoopBlockMonitor } from './support/loop-delay.js'
+import { type BenchRow, median, report } from './support/report.js'
+import { startScrapeClient } from './support/scrape-client.js'
+import { createUsageState, type UsageState } from './support/usage-state.js'
+
+/**
+ * Issue 15, target 5: 100,000 buckets with the cardinality budget's defaults (BUCKET_METRICS
+ * empty: the default groups, some 50 series a bucket, 5 million series), each row against the
+ * same measurement at 10,000 buckets in the same run (how it scales), or against the bare
+ * operation underneath (JSON.parse of the same state file):
+ * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen),
+ *   medians of three, alternated with a bare readFile + JSON.parse of the same file; < 2 s;
+ * - the CPU of a gzip scrape of the built exporter (`node dist/main.js`) serving the snapshot from
+ *   its state file, all its threads, read from /proc over 10 scrapes, medians of three rounds
+ *   alternated with the 10,000-bucket exporter; < 50 ms;
+ * - that exporter's peak resident set (VmHWM), start-up, the first rendering and the scrapes
+ *   included; < 1 GB;
+ * - the event loop's longest block while a scan round of 100,000 buckets runs, publishes its
+ *   snapshot and the snapshot is rendered (the built scanner and exposition in this process; the
+ *   source answers each bucket a fresh copy of generated figures after a turn of the loop, as a
+ *   source awaiting I/O does); < 50 ms.
+ */
+
+const BUCKETS = 100_000
+const BASE_BUCKETS = 10_000
+const OBJECTS_PER_BUCKET = 20
+const LOAD_TARGET_MS = 2000
+const CPU_TARGET_MS = 50
+const RSS_TARGET_MB = 1024
+const BLOCK_TARGET_MS = 50
+const ROUNDS = 3
+const SCRAPES = 10
+const GZIP = { 'Accept-Encoding': 'gzip' }
+
+type StateFileModule = typeof import('../src/scanner/state-file.js')
+type ScannerModule = typeof import('../src/scanner/scanner.js')
+type ExpositionModule = typeof import('../src/collectors/usage-exposition.js')
+
+const build = benchBuild()
+const { loadState } = await build.load<StateFileModule>('scanner/state-file.js')
+const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
+const { UsageExposition, seriesBudgetOf } = await build.load<ExpositionModule>(
+  'collectors/usage-exposition.js',
+)
+const monitor = new LoopBlockMonitor()
+const silent = pino({ level: 'silent' })
+const defaultBudget = seriesBudgetOf({ BUCKET_METRICS: '', BUCKETS_TOP_N: 0, MAX_SERIES: 0 })
+const count = (n: number) => n.toLocaleString('en')
+
+/** The scanner's loader on `state`'s file: wall time and longest block, in ms. */
+async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: number }> {
+  globalThis.gc?.()
+  monitor.start()
+  const started = performance.now()
+  const loaded = await loadState(state.stateFile, state.generated.snapshot.sourceId)
+  const ms = performance.now() - started
+  const blockMs = monitor.stop()
+  if (
+    loaded.status !== 'loaded' ||
+    loaded.snapshot.buckets.length !== state.generated.snapshot.buckets.length
+  )
+    throw new Error(`state file not loaded whole: ${loaded.status}`)
+  return { ms, blockMs }
+}
+
+async function timedParse(state: UsageState): Promise<number> {
+  globalThis.gc?.()
+  const started = performance.now()
+  JSON.parse(await readFile(state.stateFile, 'utf8'))
+  return performance.now() - started
+}
+
+/** Waits (bounded) until a gzip scrape carries the rendered usage block, not just the scrape's own families. */
+async function rendered(exporter: ExporterChild, minBytes: number): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const response = await rawGet(`${exporter.baseUrl}/metrics`, GZIP)
+    if (response.status === 200 && response.body.length >= minBytes) return
+    await sleep(500)
+  }
+  throw new Error('the usage block was not served within 5 minutes')
+}
+
+/**
+ * A source answering every bucket a fresh copy of generated figures (a few templates, so the
+ * bench itself holds little), each after a turn of the event loop, as a source awaiting I/O.
+ */
+function generatedSource(state: UsageState, buckets: number): UsageSource {
+  const templates = state.generated.snapshot.buckets.slice(0, 97).flatMap((record) => record.usage ?? [])
+  const names = Array.from({ length: buckets }, (_, index) => `bucket-${String(index).padStart(6, '0')}`)
+  return {
+    name: 'generated',
+    id: 'generated:scale',
+    async beginScan() {
+      return {
+        buckets: names,
+        async measure(bucket: string) {
+          await nextTurn()
+          return structuredClone(templates[Number(bucket.slice(7)) % templates.length] as BucketUsage)
+        },
+      }
+    },
+    async close() {},
+  }
+}
+
+/** A scan round of `buckets` published and rendered: the longest block, and the round's time. */
+async function publication(state: UsageState, buckets: number): Promise<{ blockMs: number; ms: number }> {
+  const scanner = new UsageScanner({
+    source: generatedSource(state, buckets),
+    filter: () => true,
+    intervalMs: 3_600_000,
+    concurrency: 16,
+    timeoutMs: 600_000,
+    logger: silent,
+  })
+  const exposition = new UsageExposition('objstore', { budget: defaultBudget, logger: silent })
+  scanner.onSnapshot((snapshot) => exposition.prepare(snapshot))
+  try {
+    // The first round builds the previous snapshot a real exporter holds; the second is measured.
+    await exposition.blockFor(await scanner.scanNow())
+    globalThis.gc?.()
+    await sleep(500)
+    monitor.start()
+    const started = performance.now()
+    await exposition.blockFor(await scanner.scanNow())
+    const ms = performance.now() - started
+    return { blockMs: monitor.stop(), ms }
+  } finally {
+    await scanner.close()
+    exposition.close()
+  }
+}
+
+process.stdout.write(`generating ${count(BUCKETS)} and ${count(BASE_BUCKETS)} buckets' state files ...\n`)
+const big = await createUsageState({ buckets: BUCKETS, objectsPerBucket: OBJECTS_PER_BUCKET })
+const base = await createUsageState({ buckets: BASE_BUCKETS, objectsPerBucket: OBJECTS_PER_BUCKET })
+const client = startScrapeClient()
+const cleanups: Array<() => Promise<void> | void> = [
+  () => big.remove(),
+  () => base.remove(),
+  () => build.remove(),
+  () => client.close(),
+]
+try {
+  // The state file: the loader against a bare parse of the same file, alternated.
+  const loads: Array<{ ms: number; blockMs: number }> = []
+  const parses: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    loads.push(await timedLoad(big))
+    parses.push(await timedParse(big))
+  }
+  const loadMs = median(loads.map((load) => load.ms))
+  const loadBlockMs = Math.max(...loads.map((load) => load.blockMs))
+  const parseMs = median(parses)
+
+  // The built exporter serving each state file; gzip scrapes alternated between the two.
+  const exporters = {
+    big: await startExporterChild(build, {
+      DATA_DIR: big.dataDir,
+      STATE_FILE: big.stateFile,
+      SCAN_INTERVAL_SECONDS: '3600',
+    }),
+    base: await startExporterChild(build, {
+      DATA_DIR: base.dataDir,
+      STATE_FILE: base.stateFile,
+      SCAN_INTERVAL_SECONDS: '3600',
+    }),
+  }
+  cleanups.unshift(
+    () => exporters.big.close(),
+    () => exporters.base.close(),
+  )
+  await rendered(exporters.base, 1e6)
+  await rendered(exporters.big, 1e7)
+  const cpu = { big: [] as number[], base: [] as number[] }
+  const bytes = { big: 0, base: 0 }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const which of ['big', 'base'] as const) {
+      const exporter = exporters[which]
+      const before = exporter.cpuMs()
+      const results = await client.run(`${exporter.baseUrl}/metrics`, GZIP, SCRAPES)
+      if (results.statuses.some((status) => status !== 200)) throw new Error(`${which}: a scrape failed`)
+      cpu[which].push((exporter.cpuMs() - before) / SCRAPES)
+      bytes[which] = results.bytes / SCRAPES
+    }
+  }
+  const memory = { big: exporters.big.memory(), base: exporters.base.memory() }
+  await exporters.big.close()
+  await exporters.base.close()
+
+  // Publication: a scan round published and rendered in this process.
+  const published = await publication(big, BUCKETS)
+  const publishedBase = await publication(base, BASE_BUCKETS)
+
+  const mb = (value: number) => `${(value / 1e6).toFixed(1)} MB`
+  process.stdout.write(
+    `state file ${mb((await readFile(big.stateFile)).length)}: load ${loads.map((load) => load.ms.toFixed(0)).join(', ')} ms ` +
+      `(longest block ${loadBlockMs.toFixed(0)} ms), bare JSON.parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
+      `gzip scrape: ${mb(bytes.big)} at ${count(BUCKETS)}, ${mb(bytes.base)} at ${count(BASE_BUCKETS)}; CPU ` +
+      `${cpu.big.map((ms) => ms.toFixed(1)).join(', ')} / ${cpu.base.map((ms) => ms.toFixed(1)).join(', ')} ms\n` +
+      `peak RSS ${memory.big.peakMb.toFixed(0)} / ${memory.base.peakMb.toFixed(0)} MB; publication ` +
+      `${(published.ms / 1000).toFixed(1)} s, longest block ${published.blockMs.toFixed(0)} ms ` +
+      `(${count(BASE_BUCKETS)}: ${(publishedBase.ms / 1000).toFixed(1)} s, ${publishedBase.blockMs.toFixed(0)} ms)\n`,
+  )
+  const label = `${count(BUCKETS)} buckets`
+  const scaled = (figure: number, baseline: number) => figure / baseline
+  const rows: BenchRow[] = [
+    {
+      name: `state file load, ${label}`,
+      figure: `${loadMs.toFixed(0)} ms (block ${loadBlockMs.toFixed(0)} ms)`,
+      baseline: `JSON.parse ${parseMs.toFixed(0)} ms`,
+      ratio: loadMs / parseMs,
+      target: `< ${LOAD_TARGET_MS} ms`,
+      pass: loadMs < LOAD_TARGET_MS,
+    },
+    {
+      name: `scrape CPU with gzip, ${label} (${mb(bytes.big)})`,
+      figure: `${median(cpu.big).toFixed(1)} ms CPU`,
+      baseline: `${count(BASE_BUCKETS)}: ${median(cpu.base).toFixed(1)} ms`,
+      ratio: scaled(median(cpu.big), median(cpu.base)),
+      target: `< ${CPU_TARGET_MS} ms`,
+      pass: median(cpu.big) < CPU_TARGET_MS,
+    },
+    {
+      name: `peak RSS, ${label} served`,
+      figure: `${memory.big.peakMb.toFixed(0)} MB`,
+      baseline: `${count(BASE_BUCKETS)}: ${memory.base.peakMb.toFixed(0)} MB`,
+      ratio: scaled(memory.big.peakMb, memory.base.peakMb),
+      target: `< ${RSS_TARGET_MB} MB`,
+      pass: memory.big.peakMb < RSS_TARGET_MB,
+    },
+    {
+      name: `longest event-loop block, ${label} scanned and published`,
+      figure: `${published.blockMs.toFixed(0)} ms`,
+      baseline: `${count(BASE_BUCKETS)}: ${publishedBase.blockMs.toFixed(0)} ms`,
+      ratio: scaled(published.blockMs, publishedBase.blockMs),
+      target: `< ${BLOCK_TARGET_MS} ms`,
+      pass: published.blockMs < BLOCK_TARGET_MS,
+    },
+  ]
+  report(rows)
+} finally {
+  for (const cleanup of cleanups) await cleanup()
+}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { ALL_FOLDS, OPT_IN_BUCKET_GROUPS, scanFoldsOf } from '../../src/config/bucket-groups.js'
+import { GROUP_VARIABLES, unusedGroupWarning } from '../../src/config/group-settings.js'
+import { loadConfig, loadConfiguration } from '../../src/config/load.js'
+import { envSchema } from '../../src/config/schema.js'
+import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
+import { usageFromStats } from '../../src/scanner/sources/rgw/source.js'
+import { parseBucketStatsList } from '../../src/scanner/sources/rgw/stats.js'
+import { VersionListingFold } from '../../src/scanner/version-listing.js'
+
+const NOW = 1_780_000_000_000
+const DAY = 86_400_000
+
+test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or with all', () => {
+  const none = Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, false]))
+  assert.deepEqual(scanFoldsOf(''), none)
+  assert.deepEqual(scanFoldsOf('default'), none)
+  assert.deepEqual(scanFoldsOf('usage,sizes'), none)
+  assert.deepEqual(scanFoldsOf('all'), ALL_FOLDS)
+  assert.deepEqual(scanFoldsOf('default,hidden,prefixes'), { ...none, hidden: true, prefixes: true })
+  assert.deepEqual(loadConfig({ BUCKET_METRICS: 'default,age' }, { dotenvPath: false }).SCAN_FOLDS, {
+    ...none,
+    age: true,
+  })
+})
+
+test('ages off: no age bands and no storage class x age, every other figure as with them', () => {
+  const fold = (ages: boolean) => {
+    const accumulator = new UsageAccumulator({ storageClasses: true, nowMs: NOW, ages })
+    accumulator.add(100, NOW - 2 * DAY, 'GLACIER')
+    accumulator.add(7, NOW)
+    return accumulator.finish()
+  }
+  const { ageBytes, ageObjects, storageClassAgeBytes, ...rest } = fold(true)
+  assert.deepEqual(ageBytes, [7, 100, 0, 0, 0, 0, 0])
+  assert.ok(ageObjects && storageClassAgeBytes)
+  assert.deepEqual(fold(false), rest)
+})
+
+test('hidden off: a versioned listing keeps noncurrent bytes, drops noncurrent ages and expired markers', () => {
+  const fold = (hidden: boolean) => {
+    const listing = new VersionListingFold({ storageClasses: false, nowMs: NOW, hidden })
+    listing.addPage(
+      [
+        { key: 'a', versionId: 'a2', isLatest: true, modifiedMs: NOW - DAY, size: 5 },
+        { key: 'a', versionId: 'a1', isLatest: false, modifiedMs: NOW - 9 * DAY, size: 3 },
+      ],
+      [{ key: 'gone', versionId: 'g1', isLatest: true, modifiedMs: NOW }],
+      undefined,
+    )
+    return listing.finish().versions
+  }
+  const versions = fold(true)
+  assert.ok(versions)
+  const { noncurrentAgeBytes, noncurrentAgeVersions, expiredDeleteMarkers, ...rest } = versions
+  assert.deepEqual(noncurrentAgeBytes, [0, 3, 0, 0, 0, 0, 0])
+  assert.equal(expiredDeleteMarkers, 1)
+  assert.ok(noncurrentAgeVersions)
+  assert.deepEqual(fold(false), rest)
+  assert.equal(rest.noncurrentBytes, 3)
+})
+
+test('rgw: owner and tenant only with info, the index fill only with index', () => {
+  const [stats] = parseBucketStatsList(
+    JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'fixtures', 'rgw', 'bucket-stats-all.json'), 'utf8'),
+    ),
+  )
+  assert.ok(stats)
+  const all = usageFromStats(stats)
+  assert.ok(all.settings && all.index)
+  const { settings, index, ...rest } = all
+  assert.deepEqual(usageFromStats(stats, undefined, { info: false, index: false }), rest)
+  assert.deepEqual(usageFromStats(stats, undefined, { info: true, index: false }), { ...rest, settings })
+  assert.deepEqual(usageFromStats(stats, undefined, { info: false, index: true }), { ...rest, index })
+})
+
+test('variables of an opt-in group that is off are named, by group; their off values and other sources are not', () => {
+  for (const { variable } of Object.values(GROUP_VARIABLES).flat())
+    assert.ok(variable in envSchema.properties, `${variable} is a variable`)
+  const unused = (env: Record<string, string>) =>
+    loadConfiguration({ BUCKETS_SOURCE: 's3', ...env }, { dotenvPath: false }).unusedGroupSettings
+  const env = {
+    PREFIX_TOP_K: '5',
+    S3_BUCKET_SETTINGS: 'true',
+    BUCKET_TAG_LABELS: 'team',
+    MULTIPART_STALE_DAYS: '3',
+  }
+  assert.deepEqual(unused(env), [
+    { group: 'hidden', variables: ['MULTIPART_STALE_DAYS'] },
+    { group: 'prefixes', variables: ['PREFIX_TOP_K'] },
+    { group: 'info', variables: ['S3_BUCKET_SETTINGS', 'BUCKET_TAG_LABELS'] },
+  ])
+  assert.deepEqual(unused({ ...env, BUCKET_METRICS: 'all' }), [])
+  assert.deepEqual(unused({ ...env, BUCKET_METRICS: 'default,info,hidden' }), [
+    { group: 'prefixes', variables: ['PREFIX_TOP_K'] },
+  ])
+  assert.deepEqual(unused({ S3_BUCKET_SETTINGS: 'false', PREFIX_DEPTH: '0' }), [])
+  // rgw reads no S3_BUCKET_SETTINGS: the other-source warning names it, not this one.
+  assert.deepEqual(
+    unused({ BUCKETS_SOURCE: 'rgw', S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET_SETTINGS: 'true' }),
+    [],
+  )
+  assert.equal(
+    unusedGroupWarning({ group: 'info', variables: ['BUCKET_TAG_LABELS'] }, ''),
+    'BUCKET_TAG_LABELS set, but BUCKET_METRICS leaves out the info group, so nothing reads it: add info (BUCKET_METRICS=default,info) or remove it',
+  )
+})
