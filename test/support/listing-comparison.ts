@@ -11,7 +11,10 @@ import type { S3Request } from './s3-requests.js'
  * by family; only what measures the scan itself (its duration, when it ran) may differ.
  */
 
-/** Families about the scan rather than the buckets: when it ran and how long it took. */
+/**
+ * Families about the scan rather than the buckets: when it ran, how long it took, and what it
+ * cost in requests and pages (key ranges cost their plan's probes and a page more per range).
+ */
 const ABOUT_THE_SCAN = new Set([
   'objstore_bucket_scan_duration_seconds',
   'objstore_bucket_scan_last_success_timestamp_seconds',
@@ -20,6 +23,9 @@ const ABOUT_THE_SCAN = new Set([
   'objstore_usage_last_scan_started_timestamp_seconds',
   'objstore_scrape_collector_duration_seconds',
   'objstore_usage_last_activity_nano_seconds',
+  'objstore_s3_requests_total',
+  'objstore_s3_request_errors_total',
+  'objstore_usage_last_scan_listing_pages',
 ])
 
 /** Every usage sample of a scrape but those about the scan, as sorted lines. */
