@@ -16,7 +16,8 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
  * `npm run bench`: runs every bench/*.bench.ts in its own process (so memory figures are not
  * mixed), streams its output, then prints one table of all rows. `npm run bench -- scrape` runs
  * only benches whose file name contains "scrape". Arguments after the filter go to each bench
- * (`npm run bench -- soak --minutes 2`). The soak bench runs only when named: it takes 10 minutes.
+ * (`npm run bench -- soak --minutes 2`). The soak bench (10 minutes) and fs-2m (a tree of 2,000,000
+ * files, made once and kept) run only when named.
  * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
  * `--docs` (anywhere among the arguments) also writes the table into docs/performance.md: a full
  * run the main table, `npm run bench -- soak --docs` the soak's (support/performance-page.ts).
@@ -33,7 +34,7 @@ try {
   process.exit(2)
 }
 /** Run only when the filter names them. */
-const ON_REQUEST = ['soak.bench.ts']
+const ON_REQUEST = ['soak.bench.ts', 'fs-2m.bench.ts']
 const files = (await readdir(folder))
   .filter((name) => name.endsWith('.bench.ts') && name.includes(filter))
   .filter((name) => filter !== '' || !ON_REQUEST.includes(name))

@@ -19,14 +19,18 @@ export const AGE_BANDS = [
   { name: 'gte_365d', days: Number.POSITIVE_INFINITY },
 ] as const
 
+/** Each band's upper limit in ms, computed once: the fold compares numbers, per object, nothing more. */
+const LIMITS_MS = Float64Array.from(AGE_BANDS, (band) => band.days * DAY_MS)
+const OLDEST = AGE_BANDS.length - 1
+
 /** The band of a time `thenMs` seen at `nowMs` (both ms since the epoch). */
 export function ageSlot(nowMs: number, thenMs: number): number {
   const age = nowMs - thenMs
   // NaN compares false everywhere: an unknown time falls through to the oldest band.
-  for (let slot = 0; slot < AGE_BANDS.length - 1; slot++) {
-    if (age < (AGE_BANDS[slot] as { days: number }).days * DAY_MS) return slot
+  for (let slot = 0; slot < OLDEST; slot++) {
+    if (age < (LIMITS_MS[slot] as number)) return slot
   }
-  return AGE_BANDS.length - 1
+  return OLDEST
 }
 
 /** Zeroed counts, one per band. */

@@ -17,14 +17,12 @@
  * with the same guarantees (Cafaro et al.'s parallel Space-Saving merge): a prefix missing from
  * one side is given that side's `errorBytes`, the largest `capacity` are kept.
  */
-import { Type } from '@sinclair/typebox'
-import { MAX_PREFIX_TOP_K, type PrefixSettings } from '../config/env/prefixes.js'
+import type { PrefixSettings } from '../config/env/prefixes.js'
 
 export type { PrefixSettings }
 
 /** Prefixes a sketch tracks per PREFIX_TOP_K row served. */
 export const SKETCH_CAPACITY_FACTOR = 8
-const MAX_TOP_K = MAX_PREFIX_TOP_K
 /** A prefix label is cut to this many UTF-16 units, the last being TRUNCATION_MARKER. */
 export const PREFIX_LABEL_MAX_LENGTH = 128
 export const TRUNCATION_MARKER = '…'
@@ -36,26 +34,6 @@ export const OTHER_PREFIX = '_other'
 export function sketchCapacity(topK: number): number {
   return topK * SKETCH_CAPACITY_FACTOR
 }
-
-const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
-
-const PrefixRowSchema = Type.Object({
-  prefix: Type.String({ minLength: 1, maxLength: PREFIX_LABEL_MAX_LENGTH }),
-  bytes: Count,
-  objects: Count,
-})
-
-/** A bucket's prefix figures, as the record holds them (BucketUsage.prefixes). */
-export const PrefixFiguresSchema = Type.Object({
-  /** Largest bytes first (equal bytes: by prefix); at most the sketch's capacity, PREFIX_TOP_K once served. */
-  rows: Type.Array(PrefixRowSchema, { maxItems: MAX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Prefixes tracked while folding; two partial figures merge keeping this many. */
-  capacity: Type.Integer({ minimum: 1, maximum: MAX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Bound on any row's overestimate and on any prefix not in `rows`; 0: every figure exact. */
-  errorBytes: Count,
-  /** The bucket had more prefixes than `rows` holds: the rest are the `_other` row. */
-  cut: Type.Boolean(),
-})
 
 export interface PrefixRow {
   readonly prefix: string

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { BucketUsageSchema } from './bucket-usage.js'
+import { BucketUsageSchema } from './bucket-usage-schema.js'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
 
 /*

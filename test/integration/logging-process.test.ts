@@ -26,7 +26,12 @@ async function startExporter(
   env: Record<string, string>,
 ): Promise<{ child: ExporterProcess; port: number }> {
   const port = await freePort()
-  const child = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: cwd, ...env }, cwd)
+  // Load shedding off (as startServingProcess does): a busy machine's start-up delay is not what
+  // these tests are about, and a shed scrape would fail them.
+  const child = startExporterProcess(
+    { MAX_EVENT_LOOP_DELAY_MS: '0', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: cwd, ...env },
+    cwd,
+  )
   t.after(() => child.kill('SIGKILL'))
   await waitForHttpOk(`http://127.0.0.1:${port}/healthz`, () => child.child.exitCode === null)
   return { child, port }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sumUsage } from '../../src/collectors/usage-budget.js'
-import { type BucketUsage, BucketUsageSchema } from '../../src/scanner/bucket-usage.js'
+import type { BucketUsage } from '../../src/scanner/bucket-usage.js'
+import { BucketUsageSchema } from '../../src/scanner/bucket-usage-schema.js'
 import {
   ADDITIVE_FIGURES,
   mergeUsage,

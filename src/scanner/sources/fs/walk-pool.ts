@@ -70,8 +70,17 @@ interface Job {
 
 interface Slot {
   readonly worker: Worker
-  job: Job | undefined
+  /** Posted to the thread and not answered yet, in order: the first is the one running. */
+  readonly jobs: Job[]
 }
+
+/**
+ * Tasks posted to a thread at once: the next waits in the thread's port while one runs, so the
+ * thread goes on at once instead of idling until this thread has read its answer and posted again
+ * (a wait of milliseconds per task when the cores are busy). Only a task of the same owner (bucket)
+ * waits behind another: one that hangs in the filesystem holds up its own bucket, no other.
+ */
+const POSTED_PER_THREAD = 2
 
 /**
  * Up to `size` worker threads running fs walk tasks, created on demand and ended by close(). A
@@ -114,19 +123,19 @@ export class WalkPool {
     await Promise.all(
       [...this.#slots].map((slot) => {
         this.#slots.delete(slot)
-        const { job } = slot
+        const [job, ...posted] = slot.jobs
         if (!job) return slot.worker.terminate()
         // A busy thread may be stuck in a system call: stopped, not waited for.
-        this.#settle(job, new Error('walk pool closed'))
+        for (const waiting of [job, ...posted]) this.#settle(waiting, new Error('walk pool closed'))
         this.#abandon(slot, job)
         return undefined
       }),
     )
   }
 
-  /** Terminates the busy thread of `slot`, counted as stuck until it has ended. */
+  /** Terminates the busy thread of `slot` (running `job`), counted as stuck until it has ended. */
   #abandon(slot: Slot, job: Job): void {
-    slot.job = undefined
+    slot.jobs.length = 0
     // Until its 'exit': a thread in JavaScript ends at once, one in a system call when it returns.
     abandoned.set(slot.worker, { owner: job.owner, sinceMs: Date.now() })
     slot.worker.once('exit', () => abandoned.delete(slot.worker))
@@ -135,23 +144,31 @@ export class WalkPool {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      const slot = this.#idleSlot()
+      const slot = this.#freeSlot((this.#queue[0] as Job).owner)
       if (!slot) return
       const job = this.#queue.shift() as Job
-      slot.job = job
+      slot.jobs.push(job)
       slot.worker.postMessage(job.request)
     }
   }
 
-  #idleSlot(): Slot | undefined {
-    for (const slot of this.#slots) if (!slot.job) return slot
-    if (this.#slots.size >= this.size) return undefined
-    const slot: Slot = { worker: startWalkWorker(), job: undefined }
+  /** An idle thread, else a new one while there are fewer than `size`, else one busy for `owner` with room. */
+  #freeSlot(owner: string): Slot | undefined {
+    for (const slot of this.#slots) if (slot.jobs.length === 0) return slot
+    if (this.#slots.size < this.size) return this.#startSlot()
+    for (const slot of this.#slots) {
+      if (slot.jobs.length < POSTED_PER_THREAD && slot.jobs.every((job) => job.owner === owner)) return slot
+    }
+    return undefined
+  }
+
+  #startSlot(): Slot {
+    const slot: Slot = { worker: startWalkWorker(), jobs: [] }
     slot.worker.unref()
     slot.worker.on('message', (reply: WalkReply) => {
-      const job = slot.job
+      const job = slot.jobs[0]
       if (!job || job.request.id !== reply.id) return
-      slot.job = undefined
+      slot.jobs.shift()
       if (reply.ok) this.#settle(job, undefined, reply.result)
       else this.#settle(job, new WalkError(reply.message, reply.code))
       this.#dispatch()
@@ -162,10 +179,10 @@ export class WalkPool {
     return slot
   }
 
-  /** A worker died: its task fails, and the next task gets a fresh worker. */
+  /** A worker died: its tasks fail, and the next task gets a fresh worker. */
   #lose(slot: Slot, error: unknown): void {
     if (!this.#slots.delete(slot)) return
-    if (slot.job) this.#settle(slot.job, error)
+    for (const job of slot.jobs.splice(0)) this.#settle(job, error)
     if (!this.#closed) this.#dispatch()
   }
 
@@ -173,9 +190,14 @@ export class WalkPool {
     const queued = this.#queue.indexOf(job)
     if (queued >= 0) this.#queue.splice(queued, 1)
     for (const slot of this.#slots) {
-      if (slot.job !== job) continue
+      const at = slot.jobs.indexOf(job)
+      if (at < 0) continue
+      // The thread runs the first of its tasks: it is stopped, and its other tasks go back to the
+      // front of the queue for another thread (a walk only reads, so it may start over anywhere).
+      const others = slot.jobs.filter((other) => other !== job)
       this.#slots.delete(slot)
-      this.#abandon(slot, job)
+      this.#abandon(slot, slot.jobs[0] as Job)
+      this.#queue.unshift(...others)
     }
     this.#settle(job, job.signal.reason)
     this.#dispatch()

@@ -42,6 +42,13 @@ export interface WalkResult {
 /** A byte-string path (see WalkTask) as the filesystem wants it. */
 export const pathBytes = (path: string): Buffer => Buffer.from(path, 'latin1')
 
+const NOT_ASCII = /[\u0080-\uffff]/
+/**
+ * An ASCII byte string means the same bytes as a (UTF-8) string, so it is given to the filesystem
+ * as it is: no Buffer to make and scan for a NUL per file (about a tenth of the walk's CPU).
+ */
+const isAscii = (path: string): boolean => !NOT_ASCII.test(path)
+
 /**
  * Walks with synchronous readdir/lstat: on a worker thread this is several times faster than a
  * promise per file (no promise, no thread-pool hop per call) and close to `du -sb`. Every regular
@@ -68,6 +75,7 @@ export function walkDirectory(task: WalkTask): WalkResult {
   while (stack.length > 0) {
     const dir = stack.pop() as string
     const mustRead = task.isBucketRoot && task.dirs.includes(dir)
+    const asciiDir = isAscii(dir)
     let folderBytes = 0
     let folderObjects = 0
     try {
@@ -79,7 +87,7 @@ export function walkDirectory(task: WalkTask): WalkResult {
         } else if (entry.isFile()) {
           let stats: ReturnType<typeof lstatSync>
           try {
-            stats = lstatSync(pathBytes(path), MAY_BE_GONE)
+            stats = lstatSync(asciiDir && isAscii(entry.name) ? path : pathBytes(path), MAY_BE_GONE)
           } catch {
             unreadable++
             continue
@@ -138,7 +146,7 @@ const BATCH = 1024
 type Entry = { readonly name: string; isDirectory(): boolean; isFile(): boolean }
 
 function readEntries(dir: string, mustExist: boolean): Iterable<Entry> {
-  const path = pathBytes(dir)
+  const path = isAscii(dir) ? dir : pathBytes(dir)
   try {
     const stats = lstatSync(path)
     if (!stats.isDirectory())
