@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
+import { ListingSlots } from './listing-slots.js'
 import { type BucketRecord, deepFreeze } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
 import { SourceError } from './sources/types.js'
@@ -120,7 +121,17 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   let outsideBucketsBytes: number | undefined
   try {
     const names = [...new Set(round.buckets)].filter(filter).sort()
-    outcomes = await mapConcurrent(names, concurrency, (name) => measure(round, name, options))
+    // One budget of listings in flight: each bucket holds a slot while measured, and a source that
+    // splits a bucket (s3 key ranges) takes the slots the other buckets leave spare.
+    const slots = new ListingSlots(concurrency)
+    outcomes = await mapConcurrent(names, concurrency, async (name) => {
+      const release = await slots.acquire()
+      try {
+        return await measure(round, name, slots, options)
+      } finally {
+        release()
+      }
+    })
     if (signal.aborted) throw signal.reason
     records = []
     names.forEach((name, index) => {
@@ -163,14 +174,19 @@ async function measureOutside(round: ScanRound, options: ScanRoundOptions): Prom
   }
 }
 
-async function measure(round: ScanRound, bucket: string, options: ScanRoundOptions): Promise<Outcome> {
+async function measure(
+  round: ScanRound,
+  bucket: string,
+  slots: ListingSlots,
+  options: ScanRoundOptions,
+): Promise<Outcome> {
   const started = performance.now()
   const seconds = () => (performance.now() - started) / 1000
   try {
     // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
     const usage = deepFreeze(
       await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-        round.measure(bucket, signal),
+        round.measure(bucket, signal, slots),
       ),
     )
     return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
