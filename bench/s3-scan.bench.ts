@@ -1,8 +1,8 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
-import pino from 'pino'
+import { S3Client } from '@aws-sdk/client-s3'
 import { benchBuild } from './support/build.js'
 import { type BenchRow, median, report } from './support/report.js'
 import { listingBucketName, objectSize, startListingProcess } from './support/s3-listing.js'
+import { BENCH_CREDENTIALS, bareListing, listingScanner } from './support/s3-scan.js'
 
 /**
  * Target 4, the s3 source against a local endpoint that generates ListObjectsV2 pages (in a child
@@ -37,26 +37,9 @@ const many = Array.from({ length: MANY }, (_, index) =>
 )
 const million = listingBucketName(MILLION, 0, 'million')
 const store = await startListingProcess([single, ...many, million])
-const silent = pino({ level: 'silent' })
-const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench-secret' }
 
 function scannerOf(buckets: readonly string[], concurrency: number) {
-  return new UsageScanner({
-    source: createS3Source({
-      endpoint: store.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      ...credentials,
-      scanVersions: false,
-      logger: silent,
-    }),
-    filter: () => true,
-    fixedBuckets: buckets,
-    intervalMs: 3_600_000,
-    concurrency,
-    timeoutMs: 600_000,
-    logger: silent,
-  })
+  return listingScanner({ UsageScanner, createS3Source }, store.endpoint, buckets, concurrency)
 }
 
 type Scanner = ReturnType<typeof scannerOf>
@@ -78,28 +61,16 @@ const bare = new S3Client({
   region: 'us-east-1',
   endpoint: store.endpoint,
   forcePathStyle: true,
-  credentials,
+  credentials: BENCH_CREDENTIALS,
 })
 
 /** The baseline: ListObjectsV2 page after page, summing sizes, nothing else. */
 async function timeBareLoop(bucket: string): Promise<number> {
-  const started = performance.now()
-  let token: string | undefined
-  let objects = 0
-  let bytes = 0
-  do {
-    const page = await bare.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }))
-    for (const object of page.Contents ?? []) {
-      objects++
-      bytes += object.Size ?? 0
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined
-  } while (token)
-  const elapsed = performance.now() - started
+  const { ms, objects, bytes } = await bareListing(bare, bucket)
   let expected = 0
   for (let index = 0; index < SINGLE_OBJECTS; index++) expected += objectSize(index)
   if (objects !== SINGLE_OBJECTS || bytes !== expected) throw new Error(`bare loop: ${objects} objects`)
-  return elapsed
+  return ms
 }
 
 const rows: BenchRow[] = []

@@ -8,9 +8,11 @@ import { describeS3Request, escapeXml, s3ErrorXml } from '../../test/support/s3-
 /**
  * An S3 endpoint that generates its listings instead of storing objects (filling s3rver with a
  * million objects takes hours): ListBuckets, ListObjectsV2 in pages of up to 1,000 keys with the
- * XML AWS documents, and an empty ListMultipartUploads. A bucket's name says what it holds:
- * `b-<objects>-<latency ms>-<id>`, e.g. `b-1000000-0-big`; every response of a bucket with a
- * latency waits that long before answering, as a remote store's time to first byte.
+ * XML AWS documents (Prefix, Delimiter, StartAfter and MaxKeys as S3 answers them), and an empty
+ * ListMultipartUploads. A bucket's name says what it holds: `b-<objects>-<latency ms>-<id>`, e.g.
+ * `b-1000000-0-big`; every response of a bucket with a latency waits that long before answering,
+ * as a remote store's time to first byte. Keys are flat (`key-000000123`) unless the id starts
+ * with `nested`: then `tenant-07/day-031/obj-000123456`, 20 tenants of 50 days each.
  */
 
 const NS = 'http://s3.amazonaws.com/doc/2006-03-01/'
@@ -20,6 +22,7 @@ const MODIFIED_ORIGIN_MS = Date.UTC(2026, 0, 1)
 export interface ListingBucket {
   readonly objects: number
   readonly latencyMs: number
+  readonly nested: boolean
 }
 
 export function listingBucketName(objects: number, latencyMs: number, id: string): string {
@@ -28,7 +31,9 @@ export function listingBucketName(objects: number, latencyMs: number, id: string
 
 function parseBucket(name: string): ListingBucket | undefined {
   const match = /^b-(\d+)-(\d+)-[a-z0-9]+$/.exec(name)
-  return match ? { objects: Number(match[1]), latencyMs: Number(match[2]) } : undefined
+  return match
+    ? { objects: Number(match[1]), latencyMs: Number(match[2]), nested: /^b-\d+-\d+-nested/.test(name) }
+    : undefined
 }
 
 /** Object `index` of every bucket: sizes spread over MinIO's ranges, two storage classes. */
@@ -69,19 +74,68 @@ function listBuckets(buckets: readonly string[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<ListAllMyBucketsResult xmlns="${NS}"><Owner><ID>bench</ID></Owner><Buckets>${entries}</Buckets></ListAllMyBucketsResult>`
 }
 
+const TENANTS = 20
+const DAYS = 50
+
+/** Object `index`'s key: increasing with `index`, so a listing is a walk over indexes. */
+export function objectKey(bucket: ListingBucket, index: number): string {
+  if (!bucket.nested) return `key-${String(index).padStart(9, '0')}`
+  const perTenant = Math.ceil(bucket.objects / TENANTS)
+  const perDay = Math.ceil(perTenant / DAYS)
+  const tenant = Math.floor(index / perTenant)
+  const day = Math.floor((index % perTenant) / perDay)
+  return `tenant-${String(tenant).padStart(2, '0')}/day-${String(day).padStart(3, '0')}/obj-${String(index).padStart(9, '0')}`
+}
+
+/** The first index whose key is greater than `key` (or, `orEqual`, not less). */
+function firstAfter(bucket: ListingBucket, key: string, orEqual = false): number {
+  let low = 0
+  let high = bucket.objects
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    const candidate = objectKey(bucket, middle)
+    if (candidate < key || (!orEqual && candidate === key)) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
 function listObjectsV2(name: string, bucket: ListingBucket, query: URLSearchParams): string {
-  const start = Number(query.get('continuation-token') ?? '0')
+  const token = query.get('continuation-token')
+  const prefix = query.get('prefix') ?? ''
+  const delimiter = query.get('delimiter') ?? ''
+  const startAfter = query.get('start-after') ?? ''
   const maxKeys = Math.min(MAX_KEYS, Number(query.get('max-keys') ?? MAX_KEYS))
-  const end = Math.min(bucket.objects, start + maxKeys)
+  let index =
+    token !== null
+      ? Number(token)
+      : Math.max(
+          startAfter ? firstAfter(bucket, startAfter) : 0,
+          prefix ? firstAfter(bucket, prefix, true) : 0,
+        )
   let body = ''
-  for (let index = start; index < end; index++) {
+  let entries = 0
+  for (; index < bucket.objects && entries < maxKeys; entries++) {
+    const key = objectKey(bucket, index)
+    if (!key.startsWith(prefix)) {
+      index = bucket.objects
+      break
+    }
+    const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1
+    if (cut >= 0) {
+      const common = key.slice(0, cut + delimiter.length)
+      body += `<CommonPrefixes><Prefix>${escapeXml(common)}</Prefix></CommonPrefixes>`
+      index = firstAfter(bucket, `${common}\u{10FFFF}`)
+      continue
+    }
     const modified = new Date(MODIFIED_ORIGIN_MS - index * 1000).toISOString()
     const storageClass = index % 10 === 0 ? 'STANDARD_IA' : 'STANDARD'
-    body += `<Contents><Key>key-${String(index).padStart(9, '0')}</Key><LastModified>${modified}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${objectSize(index)}</Size><StorageClass>${storageClass}</StorageClass></Contents>`
+    body += `<Contents><Key>${escapeXml(key)}</Key><LastModified>${modified}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${objectSize(index)}</Size><StorageClass>${storageClass}</StorageClass></Contents>`
+    index++
   }
-  const truncated = end < bucket.objects
-  const next = truncated ? `<NextContinuationToken>${end}</NextContinuationToken>` : ''
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="${NS}"><Name>${escapeXml(name)}</Name><Prefix></Prefix><KeyCount>${end - start}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}${next}</ListBucketResult>`
+  const truncated = index < bucket.objects && objectKey(bucket, index).startsWith(prefix)
+  const next = truncated ? `<NextContinuationToken>${index}</NextContinuationToken>` : ''
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="${NS}"><Name>${escapeXml(name)}</Name><Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${entries}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}${next}</ListBucketResult>`
 }
 
 function listUploads(name: string): string {

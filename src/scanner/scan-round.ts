@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
+import { ListingSlots } from './listing-slots.js'
 import type { BucketFailures } from './scan-failures.js'
 import { type BucketRecord, deepFreeze } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
@@ -90,7 +91,17 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   let users: UserScan | undefined
   try {
     const names = [...new Set(round.buckets)].filter(filter).sort()
-    outcomes = await mapConcurrent(names, concurrency, (name) => measure(round, name, options))
+    // One budget of listings in flight: each bucket holds a slot while measured, and a source that
+    // splits a bucket (s3 key ranges) takes the slots the other buckets leave spare.
+    const slots = new ListingSlots(concurrency)
+    outcomes = await mapConcurrent(names, concurrency, async (name) => {
+      const release = await slots.acquire()
+      try {
+        return await measure(round, name, slots, options)
+      } finally {
+        release()
+      }
+    })
     if (signal.aborted) throw signal.reason
     records = []
     names.forEach((name, index) => {
@@ -158,14 +169,19 @@ async function measureOutside(round: ScanRound, options: ScanRoundOptions): Prom
   }
 }
 
-async function measure(round: ScanRound, bucket: string, options: ScanRoundOptions): Promise<Outcome> {
+async function measure(
+  round: ScanRound,
+  bucket: string,
+  slots: ListingSlots,
+  options: ScanRoundOptions,
+): Promise<Outcome> {
   const started = performance.now()
   const seconds = () => (performance.now() - started) / 1000
   try {
     // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
     const usage = deepFreeze(
       await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-        round.measure(bucket, signal),
+        round.measure(bucket, signal, slots),
       ),
     )
     return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }

@@ -29,7 +29,8 @@ export const scannerEnv = {
     default: 4,
     minimum: 1,
     maximum: 256,
-    description: 'Buckets measured at once during a scan.',
+    description:
+      'Listings in flight during a scan: buckets measured at once, and with `s3` the key ranges of a long bucket (`S3_LIST_RANGES`) in the slots no other bucket is waiting for.',
   }),
   SCAN_TIMEOUT_SECONDS: Type.Number({
     default: 900,

@@ -1,4 +1,5 @@
 import type { BucketUsage } from '../bucket-usage.js'
+import type { ListingSlots } from '../listing-slots.js'
 import type { UserScan } from '../user-usage.js'
 import type { SourceRequests } from './request-counter.js'
 
@@ -39,8 +40,12 @@ export interface BeginScanOptions {
 export interface ScanRound {
   /** Buckets the source offers this scan, before BUCKETS_INCLUDE / EXCLUDE / SHARD. */
   readonly buckets: readonly string[]
-  /** Measures one bucket; rejects with a SourceError. `signal` aborts on the bucket's timeout. */
-  measure(bucket: string, signal: AbortSignal): Promise<BucketUsage>
+  /**
+   * Measures one bucket; rejects with a SourceError. `signal` aborts on the bucket's timeout.
+   * `slots` is the round's budget of listings in flight (SCAN_CONCURRENCY); the caller holds one
+   * for this bucket, and a source may take spare ones to list parts of the bucket at once.
+   */
+  measure(bucket: string, signal: AbortSignal, slots?: ListingSlots): Promise<BucketUsage>
   /**
    * Bytes of files under the source's data folder but in no bucket's folder (fs: `.minio.sys` and
    * other hidden folders, lost+found, top-level files), measured after the buckets; only sources

@@ -40,6 +40,7 @@ export const s3Source = defineSource({
       accessKeyId: settings.S3_ACCESS_KEY_ID,
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       scanVersions: settings.SCAN_VERSIONS,
+      listRanges: settings.S3_LIST_RANGES,
       multipartPartsMaxUploads: settings.MULTIPART_PARTS_MAX_UPLOADS,
       multipartStaleDays: settings.MULTIPART_STALE_DAYS,
       prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,

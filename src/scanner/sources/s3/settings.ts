@@ -37,6 +37,13 @@ export const s3Env = {
     description:
       '`s3`: list object versions (ListObjectVersions) to report versions, delete markers and noncurrent bytes.',
   }),
+  S3_LIST_RANGES: Type.Integer({
+    default: 32,
+    minimum: 0,
+    maximum: 1000,
+    description:
+      "`s3`: key ranges one bucket's listing may be split into and listed at once, within `SCAN_CONCURRENCY` (one budget of listings in flight shared by every bucket: a range takes a slot no other bucket is waiting for). A bucket is split only once its listing has run 2 pages (2,000 keys) and a slot is spare; planning costs at most twice this many small ListObjectsV2 requests (common prefixes by Delimiter `/`, then one-key StartAfter probes for flat keys). The figures are those of one listing. 0 or 1: one listing per bucket.",
+  }),
   MULTIPART_PARTS_MAX_UPLOADS: Type.Integer({
     default: 100,
     minimum: 0,

@@ -1,18 +1,19 @@
-import type { ListObjectVersionsCommandOutput, ObjectVersion, S3Client } from '@aws-sdk/client-s3'
-import { ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
+import { ListBucketsCommand } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { UsageAccumulator, withTopPrefixes } from '../../bucket-usage.js'
+import type { ListingSlots } from '../../listing-slots.js'
 import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../retry.js'
-import { type VersionEntry, VersionListingFold } from '../../version-listing.js'
+import { VersionListingFold } from '../../version-listing.js'
 import { RequestCounter } from '../request-counter.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
-import { objectSize } from './errors.js'
 import { measureMultipart } from './multipart.js'
-import { type Marker, marker, pages, sameMarker } from './pages.js'
+import { pages } from './pages.js'
 
 export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
@@ -33,12 +34,16 @@ export interface S3SourceOptions extends S3ClientOptions {
   /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
   readonly bucketSettings?: boolean
   readonly tagLabels?: ReadonlyMap<string, string>
+  /** S3_LIST_RANGES: key ranges one bucket's listing may be split into (below 2: never split). */
+  readonly listRanges?: number
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
 
-/** S3's page size limit; fewer, larger pages are cheaper for store and exporter alike. */
-const PAGE_SIZE = 1000
+/** S3_LIST_RANGES's default. */
+const DEFAULT_LIST_RANGES = 32
+/** Pages a listing runs before it is split: shorter buckets cost no probe request. */
+const SPLIT_AFTER_PAGES = 2
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
@@ -89,7 +94,7 @@ class S3UsageSource implements UsageSource {
     const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
     const round: ScanRound = {
       buckets,
-      measure: (bucket, bucketSignal) => this.#measure(bucket, bucketSignal, startedMs),
+      measure: (bucket, bucketSignal, slots) => this.#measure(bucket, bucketSignal, startedMs, slots),
     }
     return round
   }
@@ -118,14 +123,19 @@ class S3UsageSource implements UsageSource {
     return names
   }
 
-  async #measure(bucket: string, signal: AbortSignal, startedMs: number): Promise<BucketUsage> {
+  async #measure(
+    bucket: string,
+    signal: AbortSignal,
+    startedMs: number,
+    slots: ListingSlots | undefined,
+  ): Promise<BucketUsage> {
     let usage: BucketUsage | undefined
     if (this.#options.scanVersions) {
       usage = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
-        this.#foldVersions(bucket, signal, startedMs),
+        this.#foldVersions(bucket, signal, startedMs, slots),
       )
     }
-    usage ??= await this.#foldCurrent(bucket, signal, startedMs)
+    usage ??= await this.#foldCurrent(bucket, signal, startedMs, slots)
     if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
     const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
       measureMultipart({
@@ -170,74 +180,43 @@ class S3UsageSource implements UsageSource {
     this.#options.logger.info({ operation, bucket }, `store does not implement ${operation}: ${consequence}`)
   }
 
-  async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
-    const fold = this.#accumulator(nowMs)
-    const prefixes = this.#options.prefixes
-    const action = `ListObjectsV2 ${bucket}`
-    const listing = pages({
-      action,
-      request: (token: string | undefined) =>
-        this.#send(action, signal, (abortSignal) =>
-          this.#client.send(
-            new ListObjectsV2Command({ Bucket: bucket, MaxKeys: PAGE_SIZE, ContinuationToken: token }),
-            { abortSignal },
-          ),
-        ),
-      truncated: (page) => page.IsTruncated,
-      next: (page) => page.NextContinuationToken,
-    })
-    for await (const page of listing) {
-      for (const object of page.Contents ?? []) {
-        const size = objectSize(object.Size, action)
-        const prefix = prefixes && keyPrefix(object.Key ?? '', prefixes)
-        fold.add(size, object.LastModified?.getTime() ?? Number.NaN, object.StorageClass, prefix)
-      }
-    }
-    return fold.finish()
+  async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
+    return listCurrent(this.#listing(bucket, signal, slots), () => this.#accumulator(nowMs))
   }
 
   /**
    * Versions come sorted by key, so one key's history is contiguous, but it may straddle pages:
    * the fold (version-listing.ts) carries the page's last key (NextKeyMarker) into the next page.
-   * Memory is one page's entries at most.
+   * Memory is one page's entries per key range listed at once.
    */
-  async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number): Promise<BucketUsage> {
+  async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
     const prefixes = this.#options.prefixes
-    const fold = new VersionListingFold({
-      storageClasses: true,
-      nowMs,
-      ages: this.#options.ages,
-      hidden: this.#options.hidden,
-      prefixTopK: prefixes?.topK,
-      prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
-    })
-    const action = `ListObjectVersions ${bucket}`
-    const listing = pages<ListObjectVersionsCommandOutput, Marker>({
-      action,
-      request: (position) =>
-        this.#send(action, signal, (abortSignal) =>
-          this.#client.send(
-            new ListObjectVersionsCommand({
-              Bucket: bucket,
-              MaxKeys: PAGE_SIZE,
-              KeyMarker: position?.key,
-              VersionIdMarker: position?.id,
-            }),
-            { abortSignal },
-          ),
-        ),
-      truncated: (page) => page.IsTruncated,
-      next: (page) => marker(page.NextKeyMarker, page.NextVersionIdMarker),
-      same: sameMarker,
-    })
-    for await (const page of listing) {
-      fold.addPage(
-        (page.Versions ?? []).map((version) => versionEntry(version, objectSize(version.Size, action))),
-        (page.DeleteMarkers ?? []).map((deleteMarker) => versionEntry(deleteMarker, undefined)),
-        page.IsTruncated ? page.NextKeyMarker : undefined,
-      )
+    return listVersions(
+      this.#listing(bucket, signal, slots),
+      () =>
+        new VersionListingFold({
+          storageClasses: true,
+          nowMs,
+          ages: this.#options.ages,
+          hidden: this.#options.hidden,
+          prefixTopK: prefixes?.topK,
+          prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
+        }),
+    )
+  }
+
+  #listing(bucket: string, signal: AbortSignal, slots: ListingSlots | undefined): BucketListing {
+    const maxRanges = this.#options.listRanges ?? DEFAULT_LIST_RANGES
+    return {
+      client: this.#client,
+      bucket,
+      signal,
+      slots,
+      split: { maxRanges, maxProbes: 2 * maxRanges, afterPages: SPLIT_AFTER_PAGES },
+      prefixes: this.#options.prefixes,
+      send: (action, callSignal, call) => this.#send(action, callSignal, call),
+      logger: this.#options.logger,
     }
-    return fold.finish()
   }
 
   #accumulator(nowMs: number): UsageAccumulator {
@@ -251,20 +230,5 @@ class S3UsageSource implements UsageSource {
 
   #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
     return sendClassified(action, signal, this.#retry, call)
-  }
-}
-
-/** A listed version (with its size) or delete marker (without) as the fold takes it. */
-function versionEntry(
-  entry: Pick<ObjectVersion, 'Key' | 'VersionId' | 'IsLatest' | 'LastModified' | 'StorageClass'>,
-  size: number | undefined,
-): VersionEntry {
-  return {
-    key: entry.Key ?? '',
-    versionId: entry.VersionId,
-    isLatest: entry.IsLatest === true,
-    modifiedMs: entry.LastModified?.getTime() ?? Number.NaN,
-    size,
-    storageClass: entry.StorageClass,
   }
 }

@@ -1,0 +1,181 @@
+import {
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  ListObjectVersionsCommand,
+  type ListObjectVersionsCommandOutput,
+  type ObjectVersion,
+  type S3Client,
+} from '@aws-sdk/client-s3'
+import type { Logger } from 'pino'
+import type { BucketUsage, UsageAccumulator } from '../../bucket-usage.js'
+import type { ListingSlots } from '../../listing-slots.js'
+import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
+import type { VersionEntry, VersionListingFold } from '../../version-listing.js'
+import { objectSize } from './errors.js'
+import { type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
+import { type Marker, marker, pages, sameMarker } from './pages.js'
+import { listByRanges, type SplitSettings } from './ranged-listing.js'
+
+/**
+ * A bucket's listing through the SDK, current objects (ListObjectsV2) or every version
+ * (ListObjectVersions), page by page and, once long, in key ranges at once (ranged-listing.ts);
+ * the plan's probes are ListObjectsV2 requests in either case.
+ */
+
+/** S3's page size limit; fewer, larger pages are cheaper for store and exporter alike. */
+const PAGE_SIZE = 1000
+
+export interface BucketListing {
+  readonly client: S3Client
+  readonly bucket: string
+  readonly signal: AbortSignal
+  readonly slots: ListingSlots | undefined
+  readonly split: SplitSettings
+  readonly prefixes: PrefixSettings | undefined
+  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+  readonly logger: Logger
+}
+
+export function listCurrent(listing: BucketListing, newFold: () => UsageAccumulator): Promise<BucketUsage> {
+  const { client, bucket, prefixes } = listing
+  const action = `ListObjectsV2 ${bucket}`
+  return listByRanges<ListObjectsV2CommandOutput, UsageAccumulator>({
+    ...shared(listing),
+    newFold,
+    pages: (range, signal) =>
+      pages({
+        action,
+        request: (token: string | undefined) =>
+          listing.send(action, signal, (abortSignal) =>
+            client.send(
+              new ListObjectsV2Command({
+                Bucket: bucket,
+                MaxKeys: PAGE_SIZE,
+                ContinuationToken: token,
+                ...(token === undefined && range.after !== undefined ? { StartAfter: range.after } : {}),
+              }),
+              { abortSignal },
+            ),
+          ),
+        truncated: (page) => page.IsTruncated,
+        next: (page) => page.NextContinuationToken,
+      }),
+    foldPage: (fold, page, range) => {
+      for (const object of page.Contents ?? []) {
+        const key = object.Key ?? ''
+        if (pastRange(key, range)) return false
+        const size = objectSize(object.Size, action)
+        fold.add(
+          size,
+          object.LastModified?.getTime() ?? Number.NaN,
+          object.StorageClass,
+          prefixes && keyPrefix(key, prefixes),
+        )
+      }
+      return true
+    },
+    continuesAfter: (page) => (page.IsTruncated ? page.Contents?.at(-1)?.Key : undefined),
+    finish: (fold) => fold.finish(),
+  })
+}
+
+/** Key ranges end between keys, never inside one key's history. */
+export function listVersions(
+  listing: BucketListing,
+  newFold: () => VersionListingFold,
+): Promise<BucketUsage> {
+  const { client, bucket } = listing
+  const action = `ListObjectVersions ${bucket}`
+  return listByRanges<ListObjectVersionsCommandOutput, VersionListingFold>({
+    ...shared(listing),
+    newFold,
+    pages: (range, signal) =>
+      pages<ListObjectVersionsCommandOutput, Marker>({
+        action,
+        request: (position) =>
+          listing.send(action, signal, (abortSignal) =>
+            client.send(
+              new ListObjectVersionsCommand({
+                Bucket: bucket,
+                MaxKeys: PAGE_SIZE,
+                KeyMarker: position ? position.key : range.after,
+                VersionIdMarker: position?.id,
+              }),
+              { abortSignal },
+            ),
+          ),
+        truncated: (page) => page.IsTruncated,
+        next: (page) => marker(page.NextKeyMarker, page.NextVersionIdMarker),
+        same: sameMarker,
+      }),
+    foldPage: (fold, page, range) => {
+      const within = (entry: { Key?: string | undefined }) => !pastRange(entry.Key ?? '', range)
+      const versions = page.Versions ?? []
+      const deleteMarkers = page.DeleteMarkers ?? []
+      const keptVersions = versions.filter(within)
+      const keptMarkers = deleteMarkers.filter(within)
+      const ended = keptVersions.length < versions.length || keptMarkers.length < deleteMarkers.length
+      fold.addPage(
+        keptVersions.map((version) => versionEntry(version, objectSize(version.Size, action))),
+        keptMarkers.map((deleteMarker) => versionEntry(deleteMarker, undefined)),
+        page.IsTruncated && !ended ? page.NextKeyMarker : undefined,
+      )
+      return !ended
+    },
+    continuesAfter: (page) => (page.IsTruncated ? page.NextKeyMarker : undefined),
+    finish: (fold) => fold.finish(),
+  })
+}
+
+/** What either listing needs whatever it lists: the budget, the split and the plan's probes. */
+function shared(listing: BucketListing) {
+  const { client, bucket } = listing
+  return {
+    signal: listing.signal,
+    slots: listing.slots,
+    split: listing.split,
+    probe: async (request: ProbeRequest, signal: AbortSignal): Promise<ProbeAnswer> => {
+      const page = await listing.send(`ListObjectsV2 ${bucket} (plan)`, signal, (abortSignal) =>
+        client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: request.prefix || undefined,
+            StartAfter: request.startAfter || undefined,
+            Delimiter: request.delimiter,
+            MaxKeys: request.maxKeys,
+          }),
+          { abortSignal },
+        ),
+      )
+      return {
+        keys: (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key])),
+        prefixes: (page.CommonPrefixes ?? []).flatMap((common) =>
+          common.Prefix === undefined ? [] : [common.Prefix],
+        ),
+        truncated: page.IsTruncated === true,
+      }
+    },
+    onSplit: (split: { ranges: number; probes: number }) =>
+      listing.logger.debug({ bucket, ...split }, 'bucket listed in key ranges'),
+    onPlanFailed: (error: unknown) =>
+      listing.logger.debug(
+        { bucket, error: error instanceof Error ? error.message : String(error) },
+        'bucket not split: its key ranges could not be planned',
+      ),
+  }
+}
+
+/** A listed version (with its size) or delete marker (without) as the fold takes it. */
+function versionEntry(
+  entry: Pick<ObjectVersion, 'Key' | 'VersionId' | 'IsLatest' | 'LastModified' | 'StorageClass'>,
+  size: number | undefined,
+): VersionEntry {
+  return {
+    key: entry.Key ?? '',
+    versionId: entry.VersionId,
+    isLatest: entry.IsLatest === true,
+    modifiedMs: entry.LastModified?.getTime() ?? Number.NaN,
+    size,
+    storageClass: entry.StorageClass,
+  }
+}
