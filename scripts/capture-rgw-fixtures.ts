@@ -73,14 +73,7 @@ try {
     'buckets: no pagination',
   )
   // A user without admin caps.
-  await cluster.radosgwAdmin([
-    'user',
-    'create',
-    '--uid=nocaps',
-    '--display-name=nocaps',
-    '--access-key=NOCAPSKEY',
-    '--secret-key=NOCAPSSECRET',
-  ])
+  await cluster.createUser({ uid: 'nocaps', accessKeyId: 'NOCAPSKEY', secretAccessKey: 'NOCAPSSECRET' })
   const denied = await admin(
     { stats: 'true', format: 'json' },
     { accessKeyId: 'NOCAPSKEY', secretAccessKey: 'NOCAPSSECRET' },

@@ -141,7 +141,8 @@ const DEFAULT_PREFIX_TOP_K = prefixesEnv.PREFIX_TOP_K.default
  * A bucket with every figure a source can give, as the reference for counting: one storage class,
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
  * (so the `_other` row too), ownership and settings with the most allowlisted tags
- * (BUCKET_TAG_LABELS takes at most MAX_TAG_LABELS), and an index (rgw).
+ * (BUCKET_TAG_LABELS takes at most MAX_TAG_LABELS), an index and usage log counters for five
+ * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw).
  */
 const REFERENCE_BUCKET: BucketRecord = {
   name: 'reference',
@@ -191,6 +192,15 @@ const REFERENCE_BUCKET: BucketRecord = {
       tags: Object.fromEntries(Array.from({ length: MAX_TAG_LABELS }, (_, index) => [`tag_${index}`, 'v'])),
     },
     index: { shards: 1, objectsPerShard: 0, fillRatio: 0, fillStatus: 'OK' },
+    usageLog: {
+      totals: Object.fromEntries(
+        ['put_obj', 'get_obj', 'stat_obj', 'list_bucket', 'delete_obj'].map((category) => [
+          category,
+          { ops: 0, successfulOps: 0, bytesSent: 0, bytesReceived: 0 },
+        ]),
+      ),
+      recent: [],
+    },
   },
 }
 

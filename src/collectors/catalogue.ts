@@ -8,15 +8,17 @@ import { prefixFamilies } from './prefix-series.js'
 import { scanHealthFamilies } from './scan-health.js'
 import { sourceRequestFamilies } from './source-requests.js'
 import { usageAgeFamilies } from './usage-age-series.js'
+import { usageLogFamilies } from './usage-log-series.js'
 import { usageFamilies } from './usage-series.js'
+import { userFamilies } from './user-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
- * prefix-series.ts, bucket-info-series.ts, scan-health.ts, source-requests.ts, exporter-families.ts,
- * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's
- * reference, the dashboard and the alert-rule checks read it; a family declared twice is refused
- * here, at import.
+ * prefix-series.ts, bucket-info-series.ts, usage-log-series.ts, user-series.ts, scan-health.ts,
+ * source-requests.ts, exporter-families.ts, budget-families.ts, logger.ts). Its order is the
+ * exposition order. docs/metrics.md's reference, the dashboard and the alert-rule checks read it;
+ * a family declared twice is refused here, at import.
  */
 export const catalogue = unionOf(
   [
@@ -25,6 +27,8 @@ export const catalogue = unionOf(
     usageAgeFamilies,
     prefixFamilies,
     bucketInfoFamilies,
+    usageLogFamilies,
+    userFamilies,
     scanHealthFamilies,
     sourceRequestFamilies,
     exporterFamilies,
@@ -37,6 +41,8 @@ export const catalogue = unionOf(
     'usage by age',
     'usage prefixes',
     'bucket info',
+    'usage log',
+    'users',
     'scan health',
     'source requests',
     'exporter',

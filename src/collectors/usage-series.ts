@@ -20,6 +20,8 @@ import { budgetFamilies } from './budget-families.js'
 import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
+import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
+import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
 export const usageFamilies = describe('usage', {
@@ -156,8 +158,26 @@ export const usageFamilies = describe('usage', {
  * what the series budget left out of it.
  */
 export const usageCollectorFamilies = unionOf(
-  [usageFamilies, usageAgeFamilies, prefixFamilies, bucketInfoFamilies, scanHealthFamilies, budgetFamilies],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'scan health', 'series budget'],
+  [
+    usageFamilies,
+    usageAgeFamilies,
+    prefixFamilies,
+    bucketInfoFamilies,
+    usageLogFamilies,
+    userFamilies,
+    scanHealthFamilies,
+    budgetFamilies,
+  ],
+  [
+    'usage',
+    'usage by age',
+    'usage prefixes',
+    'bucket info',
+    'usage log',
+    'users',
+    'scan health',
+    'series budget',
+  ],
 )
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>
@@ -205,6 +225,7 @@ export function writeSnapshotTotals(out: Sink, snapshot: UsageSnapshot): void {
     out.set('cluster_usage_version_total', {}, totals.versions)
     out.set('cluster_usage_deletemarker_total', {}, totals.deleteMarkers)
   }
+  if (snapshot.users) writeUsers(out, snapshot.users)
 }
 
 /** One bucket's series: its scan health, and its figures when it was ever measured. */
@@ -271,6 +292,7 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   if (usage.prefixes) writePrefixes(out, name, usage)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
+  writeUsageLog(out, name, usage)
 }
 
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {

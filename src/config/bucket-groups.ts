@@ -8,7 +8,7 @@
  */
 
 /** The BUCKET_METRICS groups an empty value (or `default`) leaves out: each asks the scan for work. */
-export const OPT_IN_BUCKET_GROUPS = ['age', 'hidden', 'prefixes', 'info', 'index'] as const
+export const OPT_IN_BUCKET_GROUPS = ['age', 'hidden', 'prefixes', 'info', 'index', 'usage_log'] as const
 export type OptInBucketGroup = (typeof OPT_IN_BUCKET_GROUPS)[number]
 
 /**
@@ -20,7 +20,8 @@ export type OptInBucketGroup = (typeof OPT_IN_BUCKET_GROUPS)[number]
  * - `prefixes`: bytes and objects per key prefix (the sketch of PREFIX_*);
  * - `info`: ownership and settings (s3: S3_BUCKET_SETTINGS and BUCKET_TAG_LABELS requests; rgw:
  *   owner and tenant);
- * - `index`: rgw's index shards and their fill.
+ * - `index`: rgw's index shards and their fill;
+ * - `usage_log`: rgw's usage log (one GET /admin/usage a scan, which can be large).
  */
 export type ScanFolds = Readonly<Record<OptInBucketGroup, boolean>>
 
@@ -31,6 +32,7 @@ export const ALL_FOLDS: ScanFolds = Object.freeze({
   prefixes: true,
   info: true,
   index: true,
+  usage_log: true,
 })
 
 /**

@@ -23,6 +23,7 @@ export const GROUP_VARIABLES: Readonly<
   ],
   info: [{ variable: 'S3_BUCKET_SETTINGS', off: false }, { variable: 'BUCKET_TAG_LABELS' }],
   index: [{ variable: 'RGW_SAFE_MAX_OBJECTS_PER_SHARD' }, { variable: 'RGW_SHARD_WARNING_PERCENT' }],
+  usage_log: [],
 }
 
 /** Variables set for an opt-in group that BUCKET_METRICS leaves out, by group. */

@@ -10,6 +10,7 @@ import { AGE_BANDS } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
 import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from './size-ranges.js'
+import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
@@ -115,4 +116,6 @@ export const BucketUsageSchema = Type.Object({
   settings: Type.Optional(BucketSettingsSchema),
   /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
   index: Type.Optional(BucketIndexSchema),
+  /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
+  usageLog: Type.Optional(UsageLogSchema),
 })

@@ -11,6 +11,7 @@
 import type { Static } from '@sinclair/typebox'
 import { AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
+import type { Frozen } from './frozen.js'
 import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
 import {
   MINIO_SIZE_RANGES,
@@ -20,13 +21,6 @@ import {
   OBJECT_SIZE_BOUNDS,
   sizeBoundSlot,
 } from './size-ranges.js'
-
-/** Read-only all the way down: figures are frozen once measured. */
-type Frozen<T> = T extends readonly (infer E)[]
-  ? readonly Frozen<E>[]
-  : T extends object
-    ? { readonly [K in keyof T]: Frozen<T[K]> }
-    : T
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>

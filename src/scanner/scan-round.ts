@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
 import { ListingSlots } from './listing-slots.js'
+import type { BucketFailures } from './scan-failures.js'
 import { type BucketRecord, deepFreeze } from './snapshot.js'
-import type { BucketUsage, ScanRound, UsageSource } from './sources/types.js'
+import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 
 /**
@@ -29,6 +29,8 @@ export interface ScanRoundOptions {
   readonly failures: BucketFailures
   /** When the round started, ms since the epoch (ages are measured against it); now by default. */
   readonly startedMs?: number
+  /** The last snapshot's per-user part, kept when this round cannot read the users. */
+  readonly previousUsers?: UserScan
 }
 
 export interface ScanResult {
@@ -40,6 +42,8 @@ export interface ScanResult {
   readonly records: BucketRecord[]
   /** ScanRound.outsideBuckets, when the source has it and it was measured. */
   readonly outsideBucketsBytes?: number
+  /** ScanRound.users, or the last ones when they could not be read (not when refused). */
+  readonly users?: UserScan
 }
 
 type Outcome =
@@ -51,51 +55,6 @@ type Outcome =
     }
   | { readonly ok: false; readonly error: SourceError; readonly seconds: number }
 
-/**
- * The last failure reported per bucket, so a failure is logged once until it changes, and a
- * recovery once.
- */
-export class BucketFailures {
-  readonly #logger: Logger
-  readonly #last = new Map<string, string>()
-
-  constructor(logger: Logger) {
-    this.#logger = logger
-  }
-
-  measured(bucket: string): void {
-    if (this.#last.delete(bucket)) this.#logger.info({ bucket }, 'bucket scan recovered')
-  }
-
-  failed(bucket: string, error: SourceError): void {
-    if (this.#last.get(bucket) === error.message) return
-    this.#last.set(bucket, error.message)
-    this.#logger.warn({ bucket, kind: error.kind, error: error.message }, 'bucket scan failed')
-  }
-
-  #outside: string | undefined
-
-  /** The files outside bucket folders could not be measured: logged once per reason. */
-  outside(error: SourceError | undefined): void {
-    if (this.#outside === error?.message) return
-    this.#outside = error?.message
-    if (error)
-      this.#logger.warn(
-        { kind: error.kind, error: error.message },
-        'data folder outside buckets not measured',
-      )
-  }
-
-  gone(bucket: string): void {
-    this.#last.delete(bucket)
-  }
-
-  /** Forgets the buckets not in `present` (gone, or no longer selected). */
-  keepOnly(present: ReadonlySet<string>): void {
-    for (const bucket of this.#last.keys()) if (!present.has(bucket)) this.#last.delete(bucket)
-  }
-}
-
 /** Runs one round; rejects only when `options.signal` aborts (or on a bug). */
 export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   const { source, filter, fixedBuckets, concurrency, signal, previous, failures } = options
@@ -105,7 +64,12 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     // Bounded like a bucket: an endpoint that accepts and never answers must not hold the scan
     // (and every later one) for as long as the HTTP client's own timeouts and retries allow.
     round = await bounded(signal, options.timeoutMs, 'buckets not listed', (boundedSignal) =>
-      source.beginScan({ signal: boundedSignal, startedMs, ...(fixedBuckets ? { fixedBuckets } : {}) }),
+      source.beginScan({
+        signal: boundedSignal,
+        startedMs,
+        previous: (bucket) => previous.get(bucket)?.usage,
+        ...(fixedBuckets ? { fixedBuckets } : {}),
+      }),
     )
   } catch (error) {
     if (signal.aborted) throw signal.reason
@@ -114,11 +78,17 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     const records = [...previous.values()]
       .filter((record) => filter(record.name))
       .map((record) => ({ ...record, scanSuccess: false }))
-    return { sourceUp: false, sourceFailure: asSourceError(error).message, records }
+    return {
+      sourceUp: false,
+      sourceFailure: asSourceError(error).message,
+      records,
+      ...(options.previousUsers ? { users: options.previousUsers } : {}),
+    }
   }
   let records: BucketRecord[]
   let outcomes: Outcome[]
   let outsideBucketsBytes: number | undefined
+  let users: UserScan | undefined
   try {
     const names = [...new Set(round.buckets)].filter(filter).sort()
     // One budget of listings in flight: each bucket holds a slot while measured, and a source that
@@ -139,6 +109,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       if (merged) records.push(merged)
     })
     outsideBucketsBytes = await measureOutside(round, options)
+    users = await measureUsers(round, options)
   } finally {
     await round.close?.()
   }
@@ -155,6 +126,30 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       : `no bucket could be measured: ${failure?.ok === false ? failure.error.message : ''}`,
     records,
     ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
+    ...(users ? { users } : {}),
+  }
+}
+
+/**
+ * The per-user figures, bounded like a bucket; undefined when the source has none. When they
+ * cannot be read the last ones are kept, unless the source refused them (a missing cap): then the
+ * families go, as a bucket's would.
+ */
+async function measureUsers(round: ScanRound, options: ScanRoundOptions): Promise<UserScan | undefined> {
+  if (!round.users) return undefined
+  try {
+    const users = deepFreeze(
+      await bounded(options.signal, options.timeoutMs, 'users not measured', (signal) =>
+        (round.users as (signal: AbortSignal) => Promise<UserScan>)(signal),
+      ),
+    )
+    options.failures.users(undefined)
+    return users
+  } catch (error) {
+    if (options.signal.aborted) throw options.signal.reason
+    const failure = asSourceError(error)
+    options.failures.users(failure)
+    return failure.kind === 'denied' ? undefined : options.previousUsers
   }
 }
 

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
-import { BucketFailures, scanOnce } from './scan-round.js'
-import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { BucketFailures } from './scan-failures.js'
+import { type ScanResult, scanOnce } from './scan-round.js'
+import { freezeSnapshot, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
@@ -182,19 +183,16 @@ export class UsageScanner {
       previous: new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record])),
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
+      ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
     })
     if (requestsBefore && source.requests)
       this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result.sourceUp, result.records, startedAtMs, result.outsideBucketsBytes)
+    return this.#finish(result, startedAtMs)
   }
 
-  async #finish(
-    sourceUp: boolean,
-    buckets: BucketRecord[],
-    startedAtMs: number,
-    outsideBucketsBytes?: number,
-  ): Promise<UsageSnapshot> {
+  async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
+    const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
     const snapshot = freezeSnapshot({
       sourceName: source.name,
@@ -204,6 +202,7 @@ export class UsageScanner {
       startedAtMs,
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
+      ...(users ? { users } : {}),
     })
     this.#publish(snapshot)
     await this.#saveState(snapshot)
@@ -267,6 +266,8 @@ export class UsageScanner {
       (record) => filter(record.name) && (!wanted || wanted.has(record.name)),
     )
     this.#reportRefused(loaded.refused, 'state file records refused; those buckets wait for the next scan')
+    const usersRefused = loaded.usersRefused
+    if (usersRefused) this.#logger.warn({ stateFile, reason: usersRefused }, 'state file users refused')
     this.#logger.info({ stateFile, buckets: buckets.length }, 'usage snapshot loaded from state file')
     return freezeSnapshot({ ...loaded.snapshot, buckets })
   }

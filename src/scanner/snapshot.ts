@@ -1,4 +1,5 @@
 import type { BucketUsage } from './sources/types.js'
+import type { UserScan } from './user-usage.js'
 
 /** One bucket as the last scan left it. */
 export interface BucketRecord {
@@ -34,6 +35,11 @@ export interface UsageSnapshot {
    * absent for sources without a data folder, or when it could not be measured.
    */
   readonly outsideBucketsBytes?: number
+  /**
+   * Per-user usage and quotas (rgw with RGW_USER_METRICS), from this scan or, when it could not be
+   * read (but was not refused), the last one; absent for sources without users.
+   */
+  readonly users?: UserScan
 }
 
 /**

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { BucketUsageSchema } from './bucket-usage-schema.js'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
+import type { UserScanSchema } from './user-usage.js'
 
 /*
  * The state file's format: its outline, a bucket record's schema and the checks both the loader
@@ -39,6 +40,9 @@ export const StateFileSchema = Type.Object({
     startedAtMs: Type.Optional(Type.Number({ minimum: 0 })),
     buckets: Type.Array(Type.Unknown()),
     outsideBucketsBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    // Checked on its own (user-usage.ts): a bad per-user part costs only itself. Files written
+    // before it existed have none.
+    users: Type.Optional(Type.Unknown()),
   }),
 })
 
@@ -46,8 +50,9 @@ export const StateFileSchema = Type.Object({
 // snapshot types drift apart. (BucketUsage is derived from BucketUsageSchema, so a new per-bucket
 // figure is stored and checked without an edit here.)
 type StoredRecord = Static<typeof BucketRecordSchema>
-type StoredSnapshot = Omit<Static<typeof StateFileSchema>['snapshot'], 'buckets'> & {
+type StoredSnapshot = Omit<Static<typeof StateFileSchema>['snapshot'], 'buckets' | 'users'> & {
   buckets: StoredRecord[]
+  users?: Static<typeof UserScanSchema>
 }
 const schemaMatches: StoredSnapshot extends UsageSnapshot ? true : false = true
 void schemaMatches

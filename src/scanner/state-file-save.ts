@@ -10,6 +10,7 @@ import {
   type RefusedRecord,
   recordProblem,
 } from './state-file-format.js'
+import { userScanProblem } from './user-usage.js'
 
 /* The state file's writing: atomic (temporary file, fsync, rename), in slices, symlinks followed. */
 
@@ -143,12 +144,14 @@ async function* serialise(
   nowMs: number,
   refused: RefusedRecord[],
 ): AsyncGenerator<string> {
-  const { buckets, ...rest } = snapshot
+  const { buckets, users, ...rest } = snapshot
+  // A per-user part the loader would refuse is left out (the next scan measures it again).
+  const keptUsers = users !== undefined && userScanProblem(users) === undefined ? { users } : {}
   // `buckets` last, so the document ends in `"buckets":[]}}`: the records go between the brackets.
   const outline = JSON.stringify({
     format: FORMAT,
     version: FORMAT_VERSION,
-    snapshot: { ...rest, buckets: [] },
+    snapshot: { ...rest, ...keptUsers, buckets: [] },
   })
   const counts = nameCounts(buckets)
   const twice = new Set<unknown>()

@@ -9,6 +9,7 @@ import {
   type RefusedRecord,
   StateFileSchema,
 } from './state-file-format.js'
+import { type UserScan, userScanProblem } from './user-usage.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
@@ -26,6 +27,8 @@ export type StateLoad =
       readonly status: 'loaded'
       readonly snapshot: UsageSnapshot
       readonly refused: readonly RefusedRecord[]
+      /** Why the per-user part was left out, when it was. */
+      readonly usersRefused?: string
     }
   | { readonly status: 'absent' }
   | { readonly status: 'ignored'; readonly reason: string }
@@ -66,5 +69,16 @@ export async function loadState(path: string, sourceId: string, nowMs = Date.now
   const timeProblem = completedAtProblem(parsed.snapshot.completedAtMs, nowMs)
   if (timeProblem) return { status: 'ignored', reason: timeProblem }
   const { kept, refused } = checkRecords(parsed.snapshot.buckets, nowMs)
-  return { status: 'loaded', snapshot: { ...parsed.snapshot, buckets: kept }, refused }
+  const { users, ...outline } = parsed.snapshot
+  const usersRefused = users === undefined ? undefined : userScanProblem(users)
+  return {
+    status: 'loaded',
+    snapshot: {
+      ...outline,
+      buckets: kept,
+      ...(users !== undefined && usersRefused === undefined ? { users: users as UserScan } : {}),
+    },
+    refused,
+    ...(usersRefused === undefined ? {} : { usersRefused }),
+  }
 }

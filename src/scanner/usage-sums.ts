@@ -65,6 +65,11 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   },
   { path: 'settings', says: 'the bucket info and tags', parts: "either part's: the bucket's" },
   { path: 'index', says: 'the index shards and fill', parts: "either part's: the bucket's" },
+  {
+    path: 'usageLog',
+    says: 'the usage log counters (a sum over a changing set of buckets would not be a counter)',
+    parts: "either part's: the bucket's (a source sets it whole)",
+  },
 ]
 
 type Figure = number | readonly number[] | Readonly<Record<string, number | readonly number[]>>
@@ -122,6 +127,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     // Settings and index are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
+    ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
   }
 }
 

@@ -103,8 +103,16 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     xmlStore = await startXmlStore([versionedBucket({ uploads: true })], 1000)
 
     // rgw: one bucket with a 64 MiB quota and one 4 KiB object, two tags (one allowlisted) and a
-    // lifecycle rule that aborts uploads after 7 days.
-    rgw = await startRgwCluster()
+    // lifecycle rule that aborts uploads after 7 days; the usage log on (flushed every second) and
+    // a user with an enabled user quota, for the usage log and user families.
+    rgw = await startRgwCluster({
+      rgwSettings: {
+        'rgw enable usage log': 'true',
+        'rgw usage log tick interval': '1',
+        'rgw usage log flush threshold': '1',
+      },
+    })
+    await rgw.createUser({ uid: 'quota-holder', quota: { maxBytes: 64 * MiB, maxObjects: 1000 } })
     const rgwClient = rgwS3Client(rgw)
     await rgwClient.send(new CreateBucketCommand({ Bucket: 'capped' }))
     await rgwClient.send(new PutObjectCommand({ Bucket: 'capped', Key: 'part-1', Body: Buffer.alloc(4096) }))
@@ -136,6 +144,11 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     )
     rgwClient.destroy()
     await rgw.setBucketQuota('capped', { maxBytes: 64 * MiB })
+    // The rgw exporter scans once: the requests above must be in the usage log by then.
+    await eventually("the bucket's requests in RGW's usage log", 60_000, async () => {
+      const shown = await rgw.radosgwAdmin(['usage', 'show', '--uid=objstore-test'])
+      return shown.includes('"bucket": "capped"') ? true : undefined
+    })
 
     const exporters: Array<[string, Record<string, string>]> = [
       ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],

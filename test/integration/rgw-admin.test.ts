@@ -161,14 +161,12 @@ describe('RGW admin API client against Ceph RGW', { timeout: 15 * 60_000 }, () =
   })
 
   it('refuses a user without the buckets=read cap, and a wrong secret', async () => {
-    await cluster.radosgwAdmin([
-      'user',
-      'create',
-      '--uid=no-caps',
-      '--display-name=no caps',
-      '--access-key=NOCAPSACCESSKEY',
-      '--secret-key=no-caps-secret',
-    ])
+    await cluster.createUser({
+      uid: 'no-caps',
+      displayName: 'no caps',
+      accessKeyId: 'NOCAPSACCESSKEY',
+      secretAccessKey: 'no-caps-secret',
+    })
     const noCaps = new RgwAdminClient({
       endpoint: cluster.endpoint,
       region: cluster.region,

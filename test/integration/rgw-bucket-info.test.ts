@@ -6,7 +6,7 @@ import {
   PutBucketTaggingCommand,
   PutBucketVersioningCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
@@ -43,24 +43,8 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
 
   /** A second RGW user (in `tenant` when given), and an S3 client signing as it. */
   async function userClient(uid: string, tenant?: string): Promise<S3Client> {
-    const key = `${uid.toUpperCase()}KEY000000000000`.slice(0, 20)
-    const secret = `${uid}-secret-0000000000000000000000000000`.slice(0, 40)
-    await cluster.radosgwAdmin([
-      'user',
-      'create',
-      `--uid=${uid}`,
-      ...(tenant ? [`--tenant=${tenant}`] : []),
-      `--display-name=${uid}`,
-      `--access-key=${key}`,
-      `--secret=${secret}`,
-    ])
-    const client = new S3Client({
-      endpoint: cluster.endpoint,
-      region: cluster.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: key, secretAccessKey: secret },
-      maxAttempts: 2,
-    })
+    const user = await cluster.createUser({ uid, ...(tenant ? { tenant } : {}) })
+    const client = rgwS3Client({ ...cluster, ...user })
     otherClients.push(client)
     return client
   }
@@ -266,6 +250,27 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
       assert.equal(mine.perShard, theirs.objects_per_shard, name)
       assert.deepEqual(mine.status, [`${theirs.fill_status.split(' ')[0]} 1`], name)
     }
+  })
+
+  it('rgw: no usage log counters while RGW runs without rgw_enable_usage_log (read with usage=read, empty)', () => {
+    for (const family of [
+      'bucket_usage_log_ops_total',
+      'bucket_usage_log_successful_ops_total',
+      'bucket_usage_log_sent_bytes_total',
+      'bucket_usage_log_received_bytes_total',
+    ])
+      assert.equal(findSamples(rgwScrape, `objstore_${family}`).length, 0, family)
+    // Read (the key has usage=read), so no warning: the log was merely empty.
+    assert.equal(
+      rgwExporter.logs.lines.some((line) => String(line.msg).startsWith('RGW usage log not read')),
+      false,
+    )
+    // The users are there: alice, bob of acme, the tests' admin user, each with its figures.
+    assert.equal(findSamples(rgwScrape, 'objstore_user_usage_total_bytes').length, 3)
+    assert.equal(
+      sampleValue(rgwScrape, 'objstore_user_usage_object_total', { uid: 'bob', tenant: 'acme' }),
+      0,
+    )
   })
 
   it('promtool check metrics is clean on both scrapes (settings, tags, index fill)', (t) => {

@@ -270,14 +270,12 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
   })
 
   it('rgw: a key without the admin cap is source_up 0 with a log line naming the cap, never the secret', async () => {
-    await cluster.radosgwAdmin([
-      'user',
-      'create',
-      '--uid=plain-user',
-      '--display-name=plain user',
-      '--access-key=PLAINUSERKEY',
-      '--secret-key=plain-user-secret-value',
-    ])
+    await cluster.createUser({
+      uid: 'plain-user',
+      displayName: 'plain user',
+      accessKeyId: 'PLAINUSERKEY',
+      secretAccessKey: 'plain-user-secret-value',
+    })
     const denied = await startExporter(
       sourceEnv('rgw', { S3_ACCESS_KEY_ID: 'PLAINUSERKEY', S3_SECRET_ACCESS_KEY: 'plain-user-secret-value' }),
     )

@@ -3,6 +3,7 @@ import type {
   BucketUsage,
   ScanRound,
   UsageSource,
+  UserScan,
 } from '../../src/scanner/sources/types.js'
 import { SourceError } from '../../src/scanner/sources/types.js'
 
@@ -23,6 +24,8 @@ export class MemorySource implements UsageSource {
   down: SourceError | undefined
   /** Buckets whose measuring waits until `release()` (or its signal aborts). */
   readonly held = new Set<string>()
+  /** The per-user part a round offers (or the error it rejects with); none when undefined. */
+  users: UserScan | SourceError | undefined
   /** Measuring ignores its abort signal (a source that hangs), for the scanner's own bound. */
   ignoresAbort = false
   beginScans = 0
@@ -59,6 +62,14 @@ export class MemorySource implements UsageSource {
     return {
       buckets: options.fixedBuckets ?? [...this.buckets.keys()],
       measure: (bucket, signal) => this.#measure(bucket, signal),
+      ...(this.users === undefined
+        ? {}
+        : {
+            users: async () => {
+              if (this.users instanceof SourceError) throw this.users
+              return structuredClone(this.users as UserScan)
+            },
+          }),
       close: async () => {
         this.roundsClosed++
       },

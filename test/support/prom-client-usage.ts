@@ -37,17 +37,21 @@ export function idiomaticRegistry(
   )
   const gauges = new Map<CatalogueName, client.Gauge>()
   const histograms = new Map<CatalogueName, client.Histogram>()
+  const counters = new Map<CatalogueName, client.Counter>()
   for (const key of SNAPSHOT_FAMILIES) {
     const { help, labels, type } = catalogue[key]
     const common = { name: fullName(namespace, key), help, labelNames: [...labels], registers: [registry] }
     // prom-client has no gauge histogram: an instrumented program would use a histogram.
     if (isHistogram(type))
       histograms.set(key, new client.Histogram({ ...common, buckets: [...OBJECT_SIZE_BOUNDS] }))
+    // A counter (rgw's usage log) as an instrumented program keeps one: increased, never set.
+    else if (type === 'counter') counters.set(key, new client.Counter(common))
     else gauges.set(key, new client.Gauge(common))
   }
   const sink: MetricSink<UsageCollectorFamilies> = {
     set(key, labels, value) {
       gauges.get(key)?.set(labels, value)
+      counters.get(key)?.inc(labels, value)
     },
     // The histogram is observed object by object below, as an instrumented program would.
     histogram() {},

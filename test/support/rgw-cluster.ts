@@ -32,6 +32,32 @@ const CEPH_BINARIES = ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph
 /** The admin read caps the exporter's RGW source needs (GET /admin/bucket?stats=true). */
 export const RGW_ADMIN_READ_CAPS = 'buckets=read;users=read;usage=read;metadata=read'
 
+/** A user to create with radosgw-admin: keys (made from the uid when not given), tenant, quota, caps. */
+export interface RgwUserOptions {
+  readonly uid: string
+  /** Its tenant; none: the default (global) tenant. */
+  readonly tenant?: string
+  readonly displayName?: string
+  /** 20 characters made from the uid when not given. */
+  readonly accessKeyId?: string
+  readonly secretAccessKey?: string
+  /** Admin caps (`buckets=read;usage=read`...); none when not given. */
+  readonly caps?: string
+  /** A user quota, set and enabled (a limit not given: none). */
+  readonly quota?: { readonly maxBytes?: number; readonly maxObjects?: number }
+  readonly maxBuckets?: number
+}
+
+export interface RgwUser {
+  readonly uid: string
+  /** '' for the default tenant. */
+  readonly tenant: string
+  /** How RGW names the user: `tenant$uid` in a tenant, `uid` otherwise. */
+  readonly id: string
+  readonly accessKeyId: string
+  readonly secretAccessKey: string
+}
+
 export interface RgwCluster {
   /** `http://127.0.0.1:PORT`, path-style S3 and the admin API under /admin. */
   readonly endpoint: string
@@ -45,6 +71,8 @@ export interface RgwCluster {
   daemonPids(): number[]
   /** Runs radosgw-admin against this cluster and returns its stdout (for quotas and the like). */
   radosgwAdmin(args: readonly string[]): Promise<string>
+  /** Creates an S3 user (radosgw-admin user create), with its tenant, quota and caps when given. */
+  createUser(options: RgwUserOptions): Promise<RgwUser>
   /** Sets and enables a bucket-scoped quota (what the admin API then reports as the bucket's quota). */
   setBucketQuota(
     bucket: string,
@@ -61,6 +89,8 @@ export interface RgwClusterOptions {
   readonly maxBuckets?: number
   /** Overall bound on start-up, install excluded (default 120 s). */
   readonly startTimeoutMs?: number
+  /** More radosgw settings (`rgw enable usage log`: `true`...), written to its config section. */
+  readonly rgwSettings?: Readonly<Record<string, string>>
 }
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000
@@ -122,6 +152,40 @@ export async function ensureCephPackages(): Promise<void> {
   if (still.length > 0) throw new Error(`Ceph binaries still missing after install: ${still.join(', ')}`)
 }
 
+/** `user create`, then its quota and caps, through `radosgwAdmin`. */
+async function createUser(
+  radosgwAdmin: (args: readonly string[]) => Promise<string>,
+  options: RgwUserOptions,
+): Promise<RgwUser> {
+  const { uid, tenant = '' } = options
+  const accessKeyId =
+    options.accessKeyId ??
+    `${uid.replace(/[^A-Za-z0-9]/g, '').toUpperCase()}KEY${'0'.repeat(20)}`.slice(0, 20)
+  const secretAccessKey = options.secretAccessKey ?? `${uid}-secret-${'0'.repeat(40)}`.slice(0, 40)
+  const id = tenant ? `${tenant}$${uid}` : uid
+  await radosgwAdmin([
+    'user',
+    'create',
+    `--uid=${uid}`,
+    ...(tenant ? [`--tenant=${tenant}`] : []),
+    `--display-name=${options.displayName ?? uid}`,
+    `--access-key=${accessKeyId}`,
+    `--secret-key=${secretAccessKey}`,
+    ...(options.maxBuckets === undefined ? [] : [`--max-buckets=${options.maxBuckets}`]),
+  ])
+  const who = [`--uid=${uid}`, ...(tenant ? [`--tenant=${tenant}`] : [])]
+  if (options.quota) {
+    const limits = [
+      ...(options.quota.maxBytes === undefined ? [] : [`--max-size=${options.quota.maxBytes}`]),
+      ...(options.quota.maxObjects === undefined ? [] : [`--max-objects=${options.quota.maxObjects}`]),
+    ]
+    await radosgwAdmin(['quota', 'set', ...who, '--quota-scope=user', ...limits])
+    await radosgwAdmin(['quota', 'enable', ...who, '--quota-scope=user'])
+  }
+  if (options.caps) await radosgwAdmin(['caps', 'add', ...who, `--caps=${options.caps}`])
+  return { uid, tenant, id, accessKeyId, secretAccessKey }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
@@ -132,6 +196,7 @@ function cephConfig(
   monPort: number,
   rgwPort: number,
   memstoreBytes: number,
+  rgwSettings: Readonly<Record<string, string>> = {},
 ): string {
   return `[global]
 fsid = ${fsid}
@@ -173,7 +238,9 @@ paxos min wait = 0.01
 # Without tcp_nodelay every response waits about 45 ms (Nagle against delayed ACKs).
 rgw frontends = beast endpoint=127.0.0.1:${rgwPort} tcp_nodelay=1
 rgw data = ${dir}/rgw
-`
+${Object.entries(rgwSettings)
+  .map(([name, value]) => `${name} = ${value}\n`)
+  .join('')}`
 }
 
 interface Daemon {
@@ -324,7 +391,10 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
     }
     const [monPort, rgwPort] = [await freePort(), await freePort()]
     const fsid = randomUUID()
-    await writeFile(conf, cephConfig(dir, fsid, monPort, rgwPort, options.memstoreBytes ?? 1024 ** 3))
+    await writeFile(
+      conf,
+      cephConfig(dir, fsid, monPort, rgwPort, options.memstoreBytes ?? 1024 ** 3, options.rgwSettings),
+    )
 
     // Monitor: a monmap naming it, mkfs, start.
     const monmap = join(dir, 'monmap')
@@ -365,16 +435,14 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
     )
 
     // The S3 user (this also creates RGW's pools), with the admin API's read caps.
-    await radosgwAdmin([
-      'user',
-      'create',
-      '--uid=objstore-test',
-      '--display-name=objstore-exporter tests',
-      `--access-key=${accessKeyId}`,
-      `--secret-key=${secretAccessKey}`,
-      `--max-buckets=${options.maxBuckets ?? 5000}`,
-    ])
-    await radosgwAdmin(['caps', 'add', '--uid=objstore-test', `--caps=${RGW_ADMIN_READ_CAPS}`])
+    await createUser(radosgwAdmin, {
+      uid: 'objstore-test',
+      displayName: 'objstore-exporter tests',
+      accessKeyId,
+      secretAccessKey,
+      maxBuckets: options.maxBuckets ?? 5000,
+      caps: RGW_ADMIN_READ_CAPS,
+    })
 
     const rgw = startDaemon('client.rgw', 'radosgw', ['-n', 'client.rgw'])
     const endpoint = `http://127.0.0.1:${rgwPort}`
@@ -396,6 +464,7 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
       dir,
       daemonPids: () => daemons.filter((d) => !d.exited && d.child.pid).map((d) => d.child.pid as number),
       radosgwAdmin,
+      createUser: (user) => createUser(radosgwAdmin, user),
       async setBucketQuota(bucket, quota) {
         const limits = [`--max-size=${quota.maxBytes}`]
         if (quota.maxObjects !== undefined) limits.push(`--max-objects=${quota.maxObjects}`)

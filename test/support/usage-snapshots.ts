@@ -8,7 +8,8 @@ import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src
 import { ROOT_PREFIX } from '../../src/scanner/prefix-sketch.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
 import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
-import type { BucketUsage } from '../../src/scanner/sources/types.js'
+import type { BucketUsage, UserScan } from '../../src/scanner/sources/types.js'
+import type { UsageLog } from '../../src/scanner/usage-log.js'
 
 /**
  * Snapshots with every usage family, made the way a scan makes them: generated objects folded by
@@ -81,6 +82,7 @@ export function generateSnapshot(options: SnapshotOptions): GeneratedSnapshot {
     // A scan of a minute: every family of the last scan is present.
     startedAtMs: (options.completedAtMs ?? ORIGIN_MS + DAY_MS) - 60_000,
     buckets: [...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    users: GENERATED_USERS,
   })
   return { snapshot, objects }
 }
@@ -161,8 +163,35 @@ function bucketUsage(
             fillRatio: (index * 30_000) / 102_400,
             fillStatus: index === 0 ? ('OK' as const) : ('OVER' as const),
           },
+          usageLog: usageLog(index),
         }
       : {}),
+  }
+}
+
+/** rgw's per-user part: a user with an enabled quota, one of a tenant without, two left out. */
+const GENERATED_USERS: UserScan = {
+  users: [
+    {
+      uid: 'alice',
+      tenant: '',
+      bytes: 5 * 2 ** 30,
+      objects: 1200,
+      quotaMaxBytes: 2 ** 40,
+      quotaMaxObjects: 1e6,
+    },
+    { uid: 'bob "b"\\', tenant: 'acme', bytes: 777, objects: 1 },
+  ],
+  omitted: 2,
+}
+
+/** rgw's usage log counters of a bucket: two categories, figures from its index. */
+function usageLog(index: number): UsageLog {
+  const put = { ops: index + 3, successfulOps: index + 2, bytesSent: 0, bytesReceived: index * 1000 }
+  const get = { ops: 2 * index, successfulOps: 2 * index, bytesSent: index * 5000, bytesReceived: 0 }
+  return {
+    totals: { put_obj: put, get_obj: get },
+    recent: [{ epoch: ORIGIN_MS / 1000, categories: { put_obj: put } }],
   }
 }
 

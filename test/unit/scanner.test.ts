@@ -302,3 +302,37 @@ test('each scan is written to the state file, for this source', async (t) => {
   assert.equal(loaded.status, 'loaded')
   assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
 })
+
+test('per-user figures: in the snapshot; kept when they cannot be read, dropped when refused; logged once', async (t) => {
+  const source = new MemorySource()
+  source.buckets.set('b', usageOf(20, 2))
+  const alice = { uid: 'alice', tenant: '', bytes: 20, objects: 2, quotaMaxBytes: 1024 }
+  source.users = { users: [alice], omitted: 0 }
+  const { scanner, log } = scannerFor(t, source)
+  assert.deepEqual((await scanner.scanNow()).users, { users: [alice], omitted: 0 })
+
+  source.users = new SourceError('RGW admin API users: timed out', 'unavailable')
+  const kept = await scanner.scanNow()
+  await scanner.scanNow()
+  assert.deepEqual(
+    kept.users,
+    { users: [alice], omitted: 0 },
+    'the last figures, as a failed bucket keeps its',
+  )
+  assert.equal(kept.sourceUp, true, 'the buckets do not wait on the users')
+  assert.equal(messages(log, 'user figures not read').length, 1)
+
+  source.users = new SourceError('RGW admin API users: answered 403 AccessDenied (users=read)', 'denied')
+  const refused = await scanner.scanNow()
+  assert.equal(refused.users, undefined)
+  assert.equal(messages(log, 'user figures not read').length, 2)
+  assert.equal(record(refused, 'b')?.usage?.bytes, 20)
+
+  source.users = { users: [], omitted: 3 }
+  assert.deepEqual((await scanner.scanNow()).users, { users: [], omitted: 3 })
+  assert.equal(messages(log, 'user figures read again').length, 1)
+
+  // A source down keeps them too (the buckets keep theirs).
+  source.down = new SourceError('connection refused', 'unavailable')
+  assert.deepEqual((await scanner.scanNow()).users, { users: [], omitted: 3 })
+})

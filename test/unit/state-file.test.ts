@@ -241,3 +241,56 @@ test('a failed write says the same thing each time for the same cause (no random
   assert.equal(failures[0], failures[1])
   assert.match(String(failures[0]), /ENOTDIR: not a directory$/)
 })
+
+test('the per-user part and usage log counters are stored; files without them load; a bad per-user part costs only itself', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const base = sampleSnapshot()
+  const put = { ops: 3, successfulOps: 3, bytesSent: 0, bytesReceived: 1300 }
+  const [denied, photos] = base.buckets as [BucketRecord, BucketRecord]
+  const snapshot = freezeSnapshot({
+    ...base,
+    buckets: [
+      denied,
+      {
+        ...photos,
+        usage: {
+          ...(photos.usage as BucketUsage),
+          usageLog: {
+            totals: { put_obj: put },
+            recent: [{ epoch: 1_700_000_000 - 800, categories: { put_obj: put } }],
+          },
+        },
+      },
+    ],
+    users: {
+      users: [
+        { uid: 'alice', tenant: '', bytes: 1300, objects: 2, quotaMaxBytes: 1000448, quotaMaxObjects: 50 },
+        { uid: 'bob', tenant: 'acme', bytes: 777, objects: 1 },
+      ],
+      omitted: 0,
+    },
+  })
+  await saveState(path, snapshot)
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
+
+  // Written before the per-user part existed: loads, without one.
+  const older = JSON.parse(await readFile(path, 'utf8'))
+  delete older.snapshot.users
+  await writeFile(path, JSON.stringify(older))
+  const fromOlder = await loadState(path, snapshot.sourceId)
+  assert.equal(fromOlder.status, 'loaded')
+  assert.equal(fromOlder.status === 'loaded' && 'users' in fromOlder.snapshot, false)
+  assert.equal(fromOlder.status === 'loaded' ? fromOlder.snapshot.buckets.length : 0, 2)
+
+  // A per-user part that is not one: left out with the reason, the buckets still load.
+  older.snapshot.users = { users: [{ uid: 'x', tenant: '', bytes: -1, objects: 0 }], omitted: 0 }
+  await writeFile(path, JSON.stringify(older))
+  const bad = await loadState(path, snapshot.sourceId)
+  assert.equal(bad.status, 'loaded')
+  if (bad.status !== 'loaded') return
+  assert.equal('users' in bad.snapshot, false)
+  assert.match(String(bad.usersRefused), /bytes/)
+  assert.equal(bad.snapshot.buckets.length, 2)
+})

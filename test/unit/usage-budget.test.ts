@@ -103,6 +103,7 @@ test('BUCKET_METRICS groups come from the declarations; an unknown one is refuse
     'prefixes',
     'info',
     'index',
+    'usage_log',
     'scan',
   ]
   assert.deepEqual(bucketMetricGroups(), groups)

@@ -1,5 +1,6 @@
 import type { BucketUsage } from '../bucket-usage.js'
 import type { ListingSlots } from '../listing-slots.js'
+import type { UserScan } from '../user-usage.js'
 import type { SourceRequests } from './request-counter.js'
 
 /**
@@ -17,6 +18,7 @@ import type { SourceRequests } from './request-counter.js'
  */
 
 export type { BucketUsage, MultipartUsage, VersionUsage } from '../bucket-usage.js'
+export type { UserScan, UserUsage } from '../user-usage.js'
 
 export interface BeginScanOptions {
   readonly signal: AbortSignal
@@ -27,6 +29,11 @@ export interface BeginScanOptions {
    * noncurrent version's, an upload's) is measured against. The source's clock when not given.
    */
   readonly startedMs?: number
+  /**
+   * The bucket's figures in the last snapshot (scanned or from the state file), for figures that
+   * carry on from them (rgw's usage log counters); undefined when it has none.
+   */
+  readonly previous?: (bucket: string) => BucketUsage | undefined
 }
 
 /** One scan's view of the source, valid until close(). */
@@ -45,6 +52,11 @@ export interface ScanRound {
    * that own a data folder have it. The drives collector reconciles statfs with it.
    */
   outsideBuckets?(signal: AbortSignal): Promise<number>
+  /**
+   * Per-user usage and quotas (rgw: RGW_USER_METRICS), measured after the buckets, bounded like a
+   * bucket; rejects with a SourceError. Only sources with users have it.
+   */
+  users?(signal: AbortSignal): Promise<UserScan>
   /** Releases what the round holds (worker threads, fetched stats). */
   close?(): Promise<void>
 }

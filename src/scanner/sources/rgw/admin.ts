@@ -16,6 +16,7 @@
  */
 import { Sha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
+import type { UserUsage } from '../../user-usage.js'
 import type { RequestCounter } from '../request-counter.js'
 import { declaredLength, isRedirect, RedirectNotFollowedError, readBounded } from '../upstream-answer.js'
 import {
@@ -27,6 +28,8 @@ import {
   type RgwBucketStats,
   type RgwStatsEntry,
 } from './stats.js'
+import { parseUsageLog, type RgwUsageLog } from './usage-log.js'
+import { parseUserInfo, parseUserPage, type RgwUserPage } from './users.js'
 
 /** An error answer of the admin API, with RGW's error code (`AccessDenied`, `NoSuchBucket`...). */
 export class RgwAdminHttpError extends Error {
@@ -35,6 +38,8 @@ export class RgwAdminHttpError extends Error {
     readonly code: string,
     /** Why this answer is likely, when the caller knows better than the status alone. */
     explanation = hint(status, code),
+    /** The admin cap the request needed (`buckets=read`, `users=read`, `usage=read`). */
+    readonly cap = 'buckets=read',
   ) {
     super(
       `RGW admin API answered ${status}${code ? ` ${code}` : ''}${explanation ? ` (${explanation})` : ''}`,
@@ -48,12 +53,12 @@ export class RgwAdminHttpError extends Error {
   }
 }
 
-function hint(status: number, code: string): string {
+function hint(status: number, code: string, cap = 'buckets=read'): string {
   if (status === 403 && code === 'AccessDenied') {
-    return 'the user needs the admin cap buckets=read: radosgw-admin caps add --uid=USER --caps="buckets=read"'
+    return `the user needs the admin cap ${cap}: radosgw-admin caps add --uid=USER --caps="${cap}"`
   }
   if (status === 403) return 'check the access key and secret'
-  if (status === 404 && code !== 'NoSuchBucket') return NOT_ADMIN_API
+  if (status === 404 && code !== 'NoSuchBucket' && code !== 'NoSuchUser') return NOT_ADMIN_API
   return ''
 }
 
@@ -146,16 +151,41 @@ export class RgwAdminClient {
     )
   }
 
+  /** One page of the user ids (`tenant$uid` in a tenant), in RGW's order; cap `users=read`. */
+  async listUsers(
+    page: { readonly marker?: string; readonly maxEntries: number },
+    signal?: AbortSignal,
+  ): Promise<RgwUserPage> {
+    const query: Record<string, string> = { list: '', 'max-entries': String(page.maxEntries), format: 'json' }
+    if (page.marker !== undefined) query.marker = page.marker
+    return parseUserPage(await this.#get('ListUsers', 'user', query, signal, 'users=read'))
+  }
+
+  /** A user's stats and quota (`NoSuchUser` as a 404 when gone); cap `users=read`. Keys are never kept. */
+  async userInfo(id: string, signal?: AbortSignal): Promise<UserUsage> {
+    return parseUserInfo(
+      await this.#get('UserInfo', 'user', { uid: id, stats: 'true', format: 'json' }, signal, 'users=read'),
+      id,
+    )
+  }
+
+  /** The usage log, every entry (hour, owner, bucket, category); cap `usage=read`. */
+  async usageLog(signal?: AbortSignal): Promise<RgwUsageLog> {
+    const query = { 'show-entries': 'true', 'show-summary': 'false', format: 'json' }
+    return parseUsageLog(await this.#get('Usage', 'usage', query, signal, 'usage=read'))
+  }
+
   /** One request of `operation`, counted: sent, and failed whatever the failure. */
   async #get(
     operation: string,
     resource: string,
     query: Record<string, string>,
     signal: AbortSignal | undefined,
+    cap = 'buckets=read',
   ): Promise<unknown> {
     this.#counter?.sent(operation)
     try {
-      return await this.#request(resource, query, signal)
+      return await this.#request(resource, query, signal, cap)
     } catch (error) {
       this.#counter?.failed(operation)
       throw error
@@ -166,6 +196,7 @@ export class RgwAdminClient {
     resource: string,
     query: Record<string, string>,
     signal: AbortSignal | undefined,
+    cap = 'buckets=read',
   ): Promise<unknown> {
     const path = `${this.#adminPath}/${resource}`
     const port = this.#base.port ? Number(this.#base.port) : undefined
@@ -205,7 +236,10 @@ export class RgwAdminClient {
         declaredLength(response.headers.get('content-length')),
       )
     ).toString('utf8')
-    if (response.status !== 200) throw new RgwAdminHttpError(response.status, errorCode(text))
+    if (response.status !== 200) {
+      const code = errorCode(text)
+      throw new RgwAdminHttpError(response.status, code, hint(response.status, code, cap), cap)
+    }
     try {
       return JSON.parse(text) as unknown
     } catch {

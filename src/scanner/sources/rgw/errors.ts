@@ -5,8 +5,7 @@ import { RgwAdminHttpError } from './admin.js'
 import { RgwAdminResponseError } from './stats.js'
 
 /** Admin API failures sorted as the S3 source sorts SDK errors (retry or not, how to report). */
-export function classifyRgwError(error: unknown): SourceError {
-  const action = 'RGW admin API bucket stats'
+export function classifyRgwError(error: unknown, action = 'RGW admin API bucket stats'): SourceError {
   if (error instanceof RgwAdminHttpError) {
     // A 404 here is not a missing bucket (none was named): there is no admin API at that path.
     const kind =

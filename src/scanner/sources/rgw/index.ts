@@ -19,6 +19,7 @@ export const rgwSource = defineSource({
     `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,
   create: async (
     settings: RgwSettings & { readonly SCAN_TIMEOUT_SECONDS: number; readonly SCAN_FOLDS: ScanFolds },
+    logger,
   ) =>
     (await import('./source.js')).createRgwSource({
       endpoint: settings.S3_ENDPOINT,
@@ -33,5 +34,8 @@ export const rgwSource = defineSource({
         warningPercent: settings.RGW_SHARD_WARNING_PERCENT,
       },
       folds: settings.SCAN_FOLDS,
+      userMetrics: settings.RGW_USER_METRICS,
+      usersMax: settings.RGW_USERS_MAX,
+      logger,
     }),
 })

@@ -36,6 +36,18 @@ export const rgwEnv = {
     description:
       "`rgw`, with the `index` group of `BUCKET_METRICS`: RGW's `rgw_shard_warning_threshold` (default 90): from this fill percent `bucket_index_fill_status` is WARN, as in `radosgw-admin bucket limit check`.",
   }),
+  RGW_USER_METRICS: Type.Boolean({
+    default: true,
+    description:
+      "`rgw`: read every user's usage and enabled quota after the buckets (`user_*` families: one list request per 1,000 users, one request per user; the key needs the admin cap `users=read`). Without the cap the families are absent and one warning says so. `false`: not read.",
+  }),
+  RGW_USERS_MAX: Type.Integer({
+    default: 1000,
+    minimum: 1,
+    maximum: 100000,
+    description:
+      "`rgw`: the most users measured per scan (the first ones of RGW's user list); the others are counted in `users_omitted` and logged.",
+  }),
 }
 
 export type RgwSettings = EnvValues<typeof rgwEnv>

@@ -1,14 +1,25 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
+import type { Logger } from 'pino'
 import { ALL_FOLDS, type ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
+import { advanceUsageLog, type UsageLog } from '../../usage-log.js'
 import { RequestCounter } from '../request-counter.js'
-import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import {
+  type BeginScanOptions,
+  type BucketUsage,
+  type ScanRound,
+  SourceError,
+  type UsageSource,
+} from '../types.js'
 import { RgwAdminClient } from './admin.js'
+import { bucketName } from './bucket-name.js'
 import { classifyRgwError } from './errors.js'
 import { DEFAULT_INDEX_LIMITS, type IndexLimits, indexFill } from './index-fill.js'
 import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats, type RgwStatsEntry } from './stats.js'
+import type { RgwUsageLog } from './usage-log.js'
+import { readUsers } from './users.js'
 
 export interface RgwSourceOptions {
   /** The RGW endpoint (S3_ENDPOINT); the admin API lives under it. */
@@ -26,8 +37,14 @@ export interface RgwSourceOptions {
   readonly maxResponseBytes?: number
   /** RGW_SAFE_MAX_OBJECTS_PER_SHARD, RGW_SHARD_WARNING_PERCENT: RGW's limits for the index fill. */
   readonly indexLimits?: IndexLimits
-  /** Which opt-in figures to keep: owner and tenant (`info`), the index fill (`index`); default all. */
-  readonly folds?: Pick<ScanFolds, 'info' | 'index'>
+  /** RGW_USER_METRICS: read each user's usage and quota (after the buckets). */
+  readonly userMetrics?: boolean
+  /** RGW_USERS_MAX: the most users measured a scan. */
+  readonly usersMax?: number
+  /** Where the usage log's and the user bound's trouble is reported, once per change. */
+  readonly logger?: Logger
+  /** Which opt-in figures to keep: owner and tenant (`info`), the index fill (`index`), the usage log (`usage_log`, read only then); default all. */
+  readonly folds?: Pick<ScanFolds, 'info' | 'index' | 'usage_log'>
 }
 
 /**
@@ -51,10 +68,16 @@ class RgwUsageSource implements UsageSource {
   readonly #client: RgwAdminClient
   readonly #retry: RetryPolicy
   readonly #indexLimits: IndexLimits
+  readonly #options: RgwSourceOptions
+  /** The usage log's last failure, logged once; undefined while it is read. */
+  #usageLogFailure: string | undefined
+  /** Users left out by RGW_USERS_MAX at the last report. */
+  #omittedUsers = 0
   readonly requests = new RequestCounter('rgw_admin')
-  readonly #folds: Pick<ScanFolds, 'info' | 'index'>
+  readonly #folds: Pick<ScanFolds, 'info' | 'index' | 'usage_log'>
 
   constructor(options: RgwSourceOptions) {
+    this.#options = options
     this.#indexLimits = options.indexLimits ?? DEFAULT_INDEX_LIMITS
     this.#folds = options.folds ?? ALL_FOLDS
     this.id = `rgw:${withoutCredentials(options.endpoint)}`
@@ -73,13 +96,14 @@ class RgwUsageSource implements UsageSource {
     })
   }
 
-  async beginScan({ signal, fixedBuckets }: { signal: AbortSignal; fixedBuckets?: readonly string[] }) {
-    const stats = await withRetry(
+  /** One admin request, retried as the source's policy says, its errors classified for `action`. */
+  #call<T>(action: string, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
+    return withRetry(
       async () => {
         try {
-          return await this.#client.listBucketStatsEntries(signal)
+          return await request()
         } catch (error) {
-          throw classifyRgwError(error)
+          throw classifyRgwError(error, action)
         }
       },
       {
@@ -88,6 +112,11 @@ class RgwUsageSource implements UsageSource {
         isRetryable: (error) => error instanceof SourceError && error.retryable,
       },
     )
+  }
+
+  async beginScan({ signal, fixedBuckets, previous }: BeginScanOptions) {
+    const stats = await this.#call(BUCKET_STATS, signal, () => this.#client.listBucketStatsEntries(signal))
+    const usageLog = this.#folds.usage_log ? await this.#readUsageLog(signal) : undefined
     const byName = new Map<string, RgwStatsEntry>()
     for (const entry of stats) byName.set(bucketName(entry), entry)
     const round: ScanRound = {
@@ -101,18 +130,90 @@ class RgwUsageSource implements UsageSource {
             cause: entry.error,
           })
         }
-        return usageFromStats(entry.stats, this.#indexLimits, this.#folds)
+        const usage = usageFromStats(entry.stats, this.#indexLimits, this.#folds)
+        const counters = usageLogOf(usageLog, bucket, previous?.(bucket)?.usageLog)
+        return counters ? { ...usage, usageLog: counters } : usage
       },
+      ...(this.#options.userMetrics
+        ? {
+            users: async (usersSignal: AbortSignal) => {
+              const maxUsers = this.#options.usersMax ?? DEFAULT_USERS_MAX
+              const users = await this.#call(USERS, usersSignal, () =>
+                readUsers(this.#client, { maxUsers, signal: usersSignal }),
+              )
+              this.#reportOmitted(users.omitted, maxUsers)
+              return users
+            },
+          }
+        : {}),
     }
     return round
+  }
+
+  /**
+   * The usage log, or why it was not read: refused (no `usage=read` cap) drops the counters, any
+   * other failure keeps the last ones. Logged once per reason; the buckets' figures do not wait on it.
+   */
+  async #readUsageLog(signal: AbortSignal): Promise<UsageLogRead> {
+    try {
+      const log = await this.#call(USAGE_LOG, signal, () => this.#client.usageLog(signal))
+      if (this.#usageLogFailure !== undefined) this.#options.logger?.info('RGW usage log read again')
+      this.#usageLogFailure = undefined
+      return { log }
+    } catch (error) {
+      if (signal.aborted) throw error
+      const failure = error instanceof SourceError ? error : classifyRgwError(error, USAGE_LOG)
+      if (this.#usageLogFailure !== failure.message) {
+        this.#usageLogFailure = failure.message
+        this.#options.logger?.warn(
+          { kind: failure.kind, error: failure.message },
+          failure.kind === 'denied'
+            ? 'RGW usage log not read: its counters are left out'
+            : 'RGW usage log not read: its counters keep their last values',
+        )
+      }
+      return { refused: failure.kind === 'denied' }
+    }
+  }
+
+  #reportOmitted(omitted: number, maxUsers: number): void {
+    if (omitted === this.#omittedUsers) return
+    this.#omittedUsers = omitted
+    if (omitted > 0) {
+      this.#options.logger?.warn(
+        { omitted, RGW_USERS_MAX: maxUsers },
+        'users past RGW_USERS_MAX not measured',
+      )
+    }
   }
 
   async close(): Promise<void> {}
 }
 
-/** A bucket of a named tenant is addressed `tenant:bucket` in S3 requests to RGW; so is it labelled. */
-export function bucketName(stats: { readonly bucket: string; readonly tenant: string }): string {
-  return stats.tenant ? `${stats.tenant}:${stats.bucket}` : stats.bucket
+export { bucketName }
+
+const BUCKET_STATS = 'RGW admin API bucket stats'
+const USERS = 'RGW admin API users'
+const USAGE_LOG = 'RGW admin API usage log'
+export const DEFAULT_USERS_MAX = 1000
+
+type UsageLogRead = { readonly log: RgwUsageLog } | { readonly refused: boolean }
+
+/**
+ * A bucket's usage log counters after this scan: carried on from the last ones with what the log
+ * holds now; the last ones as they were when the log could not be read; none when it was refused,
+ * not asked for, or never had an entry for the bucket.
+ */
+function usageLogOf(
+  read: UsageLogRead | undefined,
+  bucket: string,
+  previous: UsageLog | undefined,
+): UsageLog | undefined {
+  if (read === undefined) return undefined
+  if (!('log' in read)) return read.refused ? undefined : previous
+  const hours = read.log.get(bucket)
+  if (!hours) return previous && advanceUsageLog(previous, new Map())
+  return advanceUsageLog(previous, hours)
 }
 
 /**

@@ -62,7 +62,7 @@ function shown(value: unknown): string {
 }
 
 /** A byte or object count: a non-negative safe integer (above 2^53 the figure is no longer exact). */
-function count(value: unknown, where: string): number {
+export function count(value: unknown, where: string): number {
   if (typeof value !== 'number' || !isCount(value)) {
     throw new RgwAdminResponseError(`${where}: expected a whole number from 0 to 2^53-1, got ${shown(value)}`)
   }
@@ -70,7 +70,7 @@ function count(value: unknown, where: string): number {
 }
 
 /** A quota limit: RGW writes -1 for "no limit"; absent is no limit too. Anything else is refused. */
-function limit(value: unknown, where: string): number | undefined {
+export function limit(value: unknown, where: string): number | undefined {
   if (value === undefined || (Number.isSafeInteger(value) && (value as number) < 0)) return undefined
   return count(value, where)
 }
