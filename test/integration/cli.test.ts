@@ -192,7 +192,7 @@ describe('objstore-exporter command line on fs', () => {
     const refused = await runCommand(['scan', '--once'], { ...env, BUCKET_METRICS: 'ages' }, folder)
     assert.equal(refused.code, 2)
     assert.deepEqual(refusalProblems(refused.stderr), [
-      'BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, scan, default, all',
+      'BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, usage_log, scan, default, all',
     ])
   })
 

@@ -184,6 +184,6 @@ test('promtool check metrics is clean with the budget on; OpenMetrics carries th
 test('an unknown BUCKET_METRICS group refuses start-up naming the groups', async () => {
   await assert.rejects(
     scrapeWith({ BUCKET_METRICS: 'usage,ages' }),
-    /BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, scan, default, all/,
+    /BUCKET_METRICS: unknown group "ages"; expected a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, usage_log, scan, default, all/,
   )
 })
