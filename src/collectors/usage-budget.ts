@@ -5,7 +5,7 @@
  * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
  */
 
-import { OPT_IN_BUCKET_GROUPS as OPT_IN_GROUPS } from '../config/bucket-groups.js'
+import { OPT_IN_BUCKET_GROUPS } from '../config/bucket-groups.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
@@ -34,17 +34,14 @@ export interface SeriesBudget {
 export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
 
 /**
- * Groups an empty BUCKET_METRICS leaves out: "where the bytes went" multiplies the series per
- * bucket (age bands, hidden bytes by band, top-K prefixes, info and index rows took 10,000
- * buckets from 510,771 series to 997,587), so they are asked for by name (or `all`) and the
- * default scrape stays what it was before them. The list is the config's (bucket-groups.ts): the
- * scan folds their figures only when they are asked for.
+ * The groups an empty BUCKET_METRICS (or the word `default` in it) stands for: every declared
+ * group but the opt-in ones (config/bucket-groups.ts), whose families multiply the series per
+ * bucket and whose figures cost the scan work.
  */
-export const OPT_IN_BUCKET_GROUPS: readonly string[] = OPT_IN_GROUPS
-
-/** The groups an empty BUCKET_METRICS (or the word `default` in it) stands for. */
 export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
-  return bucketMetricGroups(families).filter((group) => !OPT_IN_BUCKET_GROUPS.includes(group))
+  return bucketMetricGroups(families).filter(
+    (group) => !(OPT_IN_BUCKET_GROUPS as readonly string[]).includes(group),
+  )
 }
 
 /** The BUCKET_METRICS groups, in declaration order, from the per-bucket families' declarations. */

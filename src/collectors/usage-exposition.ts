@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { bucketMetricWords } from '../config/bucket-groups.js'
 import { type Config, ConfigError } from '../config/load.js'
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
@@ -26,7 +27,7 @@ export function seriesBudgetOf(
   config: Pick<Config, 'BUCKET_METRICS' | 'BUCKETS_TOP_N' | 'MAX_SERIES'>,
 ): SeriesBudget {
   const known = bucketMetricGroups()
-  const words = config.BUCKET_METRICS.split(',').filter((group) => group !== '')
+  const words = bucketMetricWords(config.BUCKET_METRICS)
   const unknown = words.filter((word) => word !== 'all' && word !== 'default' && !known.includes(word))
   if (unknown.length > 0) {
     throw new ConfigError([

@@ -40,7 +40,7 @@ export const ALL_FOLDS: ScanFolds = Object.freeze({
  * (Unknown names are refused where the groups are declared, src/collectors/usage-exposition.ts.)
  */
 export function scanFoldsOf(bucketMetrics: string): ScanFolds {
-  const words = new Set(bucketMetrics.split(',').map((word) => word.trim()))
+  const words = new Set(bucketMetricWords(bucketMetrics))
   const all = words.has('all')
   return Object.freeze(
     Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, all || words.has(group)])) as Record<
@@ -48,4 +48,12 @@ export function scanFoldsOf(bucketMetrics: string): ScanFolds {
       boolean
     >,
   )
+}
+
+/** BUCKET_METRICS's words (groups, `default`, `all`), as the scan folds and the budget read them. */
+export function bucketMetricWords(bucketMetrics: string): string[] {
+  return bucketMetrics
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '')
 }

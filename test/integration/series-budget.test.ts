@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, test } from 'node:test'
-import { OPT_IN_BUCKET_GROUPS, OTHER_BUCKET } from '../../src/collectors/usage-budget.js'
+import { OTHER_BUCKET } from '../../src/collectors/usage-budget.js'
 import { usageCollectorFamilies } from '../../src/collectors/usage-series.js'
+import { OPT_IN_BUCKET_GROUPS } from '../../src/config/bucket-groups.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { saveState } from '../../src/scanner/state-file.js'
@@ -79,7 +80,9 @@ test('defaults: every bucket, the groups from before "where the bytes went" (som
   assert.ok(!full.samples.some((sample) => sample.name.startsWith('objstore_exporter_series')))
   const optIn = new Set(
     Object.values(usageCollectorFamilies)
-      .filter((definition) => OPT_IN_BUCKET_GROUPS.includes(definition.bucketGroup ?? ''))
+      .filter((definition) =>
+        (OPT_IN_BUCKET_GROUPS as readonly string[]).includes(definition.bucketGroup ?? ''),
+      )
       .map((definition) => `objstore_${definition.name}`),
   )
   assert.deepEqual(

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
-import {
-  bucketMetricGroups,
-  OPT_IN_BUCKET_GROUPS,
-  OTHER_BUCKET,
-  type SeriesBudget,
-} from '../../src/collectors/usage-budget.js'
+import { bucketMetricGroups, OTHER_BUCKET, type SeriesBudget } from '../../src/collectors/usage-budget.js'
 import { seriesBudgetOf, UsageExposition } from '../../src/collectors/usage-exposition.js'
+import { OPT_IN_BUCKET_GROUPS } from '../../src/config/bucket-groups.js'
 import { serverEnv } from '../../src/config/env/server.js'
 import { ConfigError } from '../../src/config/load.js'
 import type { ExpositionFormat } from '../../src/metrics/exposition/format.js'
