@@ -3,6 +3,7 @@ import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
 import { ListingSlots } from './listing-slots.js'
 import type { BucketFailures } from './scan-failures.js'
+import { Slices } from './slices.js'
 import { type BucketRecord, deepFreeze } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
 import { SourceError } from './sources/types.js'
@@ -104,10 +105,18 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     })
     if (signal.aborted) throw signal.reason
     records = []
-    names.forEach((name, index) => {
+    // In slices, each record frozen as merged: at 100,000 buckets merging and freezing them in one
+    // go held the event loop some 150 ms, and publishing the snapshot now has nothing to freeze.
+    const slices = new Slices()
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index] as string
       const merged = mergeRecord(name, outcomes[index] as Outcome, previous.get(name), options)
-      if (merged) records.push(merged)
-    })
+      if (merged) records.push(deepFreeze(merged))
+      if (slices.due) {
+        await slices.next()
+        if (signal.aborted) throw signal.reason
+      }
+    }
     outsideBucketsBytes = await measureOutside(round, options)
     users = await measureUsers(round, options)
   } finally {
