@@ -15,8 +15,9 @@ import { createUsageState, type UsageState } from './support/usage-state.js'
  * empty: the default groups, some 50 series a bucket, 5 million series), each row against the
  * same measurement at 10,000 buckets in the same run (how it scales), or against the bare
  * operation underneath (JSON.parse of the same state file):
- * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen),
- *   medians of three, alternated with a bare readFile + JSON.parse of the same file; < 2 s;
+ * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen, a
+ *   slice at a time), medians of three, alternated with a bare readFile and JSON.parse of each of
+ *   the same file's lines; < 2 s, and the loop never held > 50 ms meanwhile;
  * - the CPU of a gzip scrape of the built exporter (`node dist/main.js`) serving the snapshot from
  *   its state file, all its threads, read from /proc over 10 scrapes, medians of three rounds
  *   alternated with the 10,000-bucket exporter; < 50 ms;
@@ -61,6 +62,8 @@ async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: numb
   const started = performance.now()
   const loaded = await loadState(state.stateFile, state.generated.snapshot.sourceId)
   const ms = performance.now() - started
+  // A timer's turn before the monitor stops, or a block just before the load resolved goes unseen.
+  await sleep(5)
   const blockMs = monitor.stop()
   if (
     loaded.status !== 'loaded' ||
@@ -70,10 +73,12 @@ async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: numb
   return { ms, blockMs }
 }
 
+/** The bare operation underneath: the file read whole and each of its lines parsed, nothing checked. */
 async function timedParse(state: UsageState): Promise<number> {
   globalThis.gc?.()
   const started = performance.now()
-  JSON.parse(await readFile(state.stateFile, 'utf8'))
+  const text = await readFile(state.stateFile, 'utf8')
+  for (const line of text.split('\n')) if (line !== '') JSON.parse(line)
   return performance.now() - started
 }
 
@@ -202,7 +207,7 @@ try {
   const mb = (value: number) => `${(value / 1e6).toFixed(1)} MB`
   process.stdout.write(
     `state file ${mb((await readFile(big.stateFile)).length)}: load ${loads.map((load) => load.ms.toFixed(0)).join(', ')} ms ` +
-      `(longest block ${loadBlockMs.toFixed(0)} ms), bare JSON.parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
+      `(longest block ${loadBlockMs.toFixed(0)} ms), bare read + parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
       `gzip scrape: ${mb(bytes.big)} at ${count(BUCKETS)}, ${mb(bytes.base)} at ${count(BASE_BUCKETS)}; CPU ` +
       `${cpu.big.map((ms) => ms.toFixed(1)).join(', ')} / ${cpu.base.map((ms) => ms.toFixed(1)).join(', ')} ms\n` +
       `peak RSS ${memory.big.peakMb.toFixed(0)} / ${memory.base.peakMb.toFixed(0)} MB; publication ` +
@@ -215,10 +220,10 @@ try {
     {
       name: `state file load, ${label}`,
       figure: `${loadMs.toFixed(0)} ms (block ${loadBlockMs.toFixed(0)} ms)`,
-      baseline: `JSON.parse ${parseMs.toFixed(0)} ms`,
+      baseline: `bare read + parse ${parseMs.toFixed(0)} ms`,
       ratio: loadMs / parseMs,
-      target: `< ${LOAD_TARGET_MS} ms`,
-      pass: loadMs < LOAD_TARGET_MS,
+      target: `< ${LOAD_TARGET_MS} ms (block < ${BLOCK_TARGET_MS} ms)`,
+      pass: loadMs < LOAD_TARGET_MS && loadBlockMs < BLOCK_TARGET_MS,
     },
     {
       name: `scrape CPU with gzip, ${label} (${mb(bytes.big)})`,
