@@ -3,8 +3,8 @@ import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
 import { ListingSlots } from './listing-slots.js'
 import type { BucketFailures } from './scan-failures.js'
-import { Slices } from './slices.js'
-import { type BucketRecord, deepFreeze } from './snapshot.js'
+import { keptInSlices, Slices } from './slices.js'
+import { type BucketRecord, deepFreeze, type RecordsByName } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 
@@ -26,7 +26,7 @@ export interface ScanRoundOptions {
   /** Aborts the round (the scanner closing): the round then rejects with its reason. */
   readonly signal: AbortSignal
   /** The records of the last snapshot, by bucket name. */
-  readonly previous: ReadonlyMap<string, BucketRecord>
+  readonly previous: RecordsByName
   readonly failures: BucketFailures
   /** When the round started, ms since the epoch (ages are measured against it); now by default. */
   readonly startedMs?: number
@@ -91,7 +91,9 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   let outsideBucketsBytes: number | undefined
   let users: UserScan | undefined
   try {
-    const names = [...new Set(round.buckets)].filter(filter).sort()
+    // Sorted (stores list sorted: one pass), then each once and selected in slices (100,000: 25 ms).
+    const sorted = [...round.buckets].sort()
+    const names = await keptInSlices(sorted, (name, index) => name !== sorted[index - 1] && filter(name))
     // One budget of listings in flight: each bucket holds a slot while measured, and a source that
     // splits a bucket (s3 key ranges) takes the slots the other buckets leave spare.
     const slots = new ListingSlots(concurrency)

@@ -28,3 +28,18 @@ export class Slices {
     this.#startedAt = performance.now()
   }
 }
+
+/** The items `keep` keeps, in order, tested in slices. */
+export async function keptInSlices<T>(
+  items: readonly T[],
+  keep: (item: T, index: number) => boolean,
+): Promise<T[]> {
+  const kept: T[] = []
+  const slices = new Slices()
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] as T
+    if (keep(item, index)) kept.push(item)
+    if (slices.due) await slices.next()
+  }
+  return kept
+}
