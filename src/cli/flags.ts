@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Logger } from 'pino'
-import { unusedGroupWarning } from '../config/group-settings.js'
+import { groupNotGivenWarning, unusedGroupWarning } from '../config/group-settings.js'
 import { ConfigError, type LoadedConfig, loadConfiguration } from '../config/load.js'
 
 /**
@@ -111,7 +111,8 @@ export function otherSourceWarning(variables: readonly string[], source: string)
 
 /**
  * Logs what loading found suspicious, once the logger exists: unknown variables, variables of
- * another source, settings of a BUCKET_METRICS group left out. Serve and `scan --once` both log
+ * another source, settings of a BUCKET_METRICS group left out or not given by the source, groups
+ * named that the source cannot give. Serve and `scan --once` both log
  * them (check-config prints the same lines to stderr).
  */
 export function logConfigWarnings(logger: Logger, loaded: LoadedConfig): void {
@@ -130,9 +131,12 @@ export function logConfigWarnings(logger: Logger, loaded: LoadedConfig): void {
   }
   // The operator's first hour: a setting that silently does nothing is a trap.
   for (const unused of loaded.unusedGroupSettings) {
+    logger.warn({ variables: unused.variables, group: unused.group }, unusedGroupWarning(unused, config))
+  }
+  for (const notGiven of loaded.groupsNotGiven) {
     logger.warn(
-      { variables: unused.variables, group: unused.group },
-      unusedGroupWarning(unused, config.BUCKET_METRICS),
+      { group: notGiven.group, source: config.BUCKETS_SOURCE },
+      groupNotGivenWarning(notGiven, config.BUCKETS_SOURCE),
     )
   }
 }
