@@ -11,9 +11,8 @@ import { usageSnapshotFamilies } from './usage-series.js'
  * declares next to the code that emits it (drives.ts; usage-series.ts's usageSnapshotFamilies,
  * itself the union of usage-series.ts, usage-age-series.ts, prefix-series.ts, bucket-info-series.ts,
  * usage-log-series.ts, user-series.ts and scan-health.ts; source-requests.ts, exporter-families.ts,
- * budget-families.ts, logger.ts). Its order is the
- * exposition order. docs/metrics.md's reference, the dashboard and the alert-rule checks read it;
- * a family declared twice is refused here, at import.
+ * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's reference,
+ * the dashboard and the alert-rule checks read it; a family declared twice is refused at import.
  */
 export const catalogue = unionOf(
   [
