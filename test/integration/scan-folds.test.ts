@@ -202,7 +202,7 @@ test('fs: the default groups fold no age bands and no prefixes; named, exactly',
   )
 })
 
-test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming them; check-config too', async (t) => {
+test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming them; check-config and scan --once too', async (t) => {
   const cwd = await scratchFolder(t, 'objstore-scan-folds-warn-')
   const env = {
     LOG_MODE: 'json',
@@ -226,6 +226,16 @@ test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming
   const check = await runCommand(['check-config'], env, cwd)
   assert.equal(check.code, 0, check.stderr)
   assert.ok(check.stderr.split('\n').includes(`objstore-exporter: warning: ${line}`), check.stderr)
+  // scan --once logs it too (stderr, as JSON lines: stdout holds only the result).
+  const scan = await runCommand(['scan', '--once', '--format', 'json'], env, cwd)
+  assert.equal(scan.code, 0, scan.stderr)
+  const scanWarnings = scan.stderr
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .map((text) => JSON.parse(text) as { msg?: string; level?: number })
+    .filter((entry) => entry.msg === line)
+  assert.equal(scanWarnings.length, 1, scan.stderr)
+  assert.equal(scanWarnings[0]?.level, 40)
   // Named, the group reads them: no warning.
   const named = await runCommand(['check-config'], { ...env, BUCKET_METRICS: 'usage,scan,prefixes' }, cwd)
   assert.equal(named.code, 0, named.stderr)
