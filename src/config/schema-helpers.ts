@@ -50,3 +50,25 @@ export interface Requirement<E = Record<string, unknown>> {
   /** An environment that puts the exporter in that mode; the configuration tests sweep these. */
   readonly example: Readonly<Record<string, string>>
 }
+
+/** Says in words what a property accepts, from the same schema that validated it. */
+export function describeExpected(schema: PropertySchema): string {
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`
+  const bounds: string[] = []
+  if (schema.minimum !== undefined) bounds.push(`>= ${schema.minimum}`)
+  if (schema.exclusiveMinimum !== undefined) bounds.push(`> ${schema.exclusiveMinimum}`)
+  if (schema.maximum !== undefined) bounds.push(`<= ${schema.maximum}`)
+  const range = bounds.length ? ` ${bounds.join(' and ')}` : ''
+  switch (schema.type) {
+    case 'integer':
+      return `an integer${range}`
+    case 'number':
+      return `a number${range}`
+    case 'boolean':
+      return 'true or false'
+    default:
+      if (schema.pattern) return patternMeaning(schema.pattern) ?? `a string matching ${schema.pattern}`
+      if (schema.minLength) return 'a non-empty string'
+      return 'a string'
+  }
+}
