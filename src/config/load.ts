@@ -15,7 +15,7 @@ import {
   GUARDED_VARIABLES,
   SECRET_VARIABLES,
 } from './schema.js'
-import { type PropertySchema, patternMeaning } from './schema-helpers.js'
+import { UNOPTIMISED_AJV as ajv, type PropertySchema, patternMeaning } from './schema-helpers.js'
 import {
   driveListText,
   emptyValueProblems,
@@ -152,20 +152,7 @@ export function loadConfiguration(
 
   let raw: Env | undefined
   try {
-    raw = envSchemaLoader<Env>({
-      schema: structuredClone(envSchema),
-      data,
-      env: false,
-      dotenv: false,
-      // Compiled once per process: Ajv's optimising passes over the generated code (its option
-      // code.optimize, read at each compile) cost more at start than they save on one validation.
-      ajv: {
-        customOptions: (ajv) => {
-          ajv.opts.code.optimize = 0
-          return ajv
-        },
-      },
-    })
+    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false, ajv })
   } catch (error) {
     const errors = (error as { errors?: AjvError[] }).errors
     if (!errors) throw error

@@ -1,4 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox'
+import type envSchemaLoader from 'env-schema'
 
 /** A string restricted to a fixed set; a plain JSON-schema enum gives Ajv one clear error. */
 export function StringEnum<const T extends readonly string[]>(
@@ -49,4 +50,16 @@ export interface Requirement<E = Record<string, unknown>> {
   readonly applies: (env: E) => boolean
   /** An environment that puts the exporter in that mode; the configuration tests sweep these. */
   readonly example: Readonly<Record<string, string>>
+}
+
+/**
+ * env-schema's Ajv without the optimising passes over the code it generates (Ajv's option
+ * code.optimize, read at each compile): the env schema is compiled once per process and run once,
+ * so they cost more at start than they save.
+ */
+export const UNOPTIMISED_AJV: NonNullable<Parameters<typeof envSchemaLoader>[0]>['ajv'] = {
+  customOptions: (ajv) => {
+    ajv.opts.code.optimize = 0
+    return ajv
+  },
 }
