@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { VERSION } from '../../version.js'
-import { lazySchemaCompilers } from '../lazy-compilers.js'
 
 export interface OpenApiOptions {
   /** Whether a bearer token guards the routes (METRICS_AUTH_TOKEN or its file). */
@@ -17,7 +16,7 @@ type RouteShape = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config'>
  */
 async function generate(routes: readonly RouteShape[], options: OpenApiOptions): Promise<unknown> {
   const { default: swagger } = await import('@fastify/swagger')
-  const app = Fastify({ schemaController: lazySchemaCompilers })
+  const app = Fastify()
   try {
     await app.register(swagger, {
       hideUntagged: true,
