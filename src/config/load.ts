@@ -15,7 +15,7 @@ import {
   GUARDED_VARIABLES,
   SECRET_VARIABLES,
 } from './schema.js'
-import { describeExpected, type PropertySchema } from './schema-helpers.js'
+import { UNOPTIMISED_AJV as ajv, describeExpected, type PropertySchema } from './schema-helpers.js'
 import {
   driveListText,
   emptyValueProblems,
@@ -154,7 +154,7 @@ export function loadConfiguration(
 
   let raw: Env | undefined
   try {
-    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false })
+    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false, ajv })
   } catch (error) {
     const errors = (error as { errors?: AjvError[] }).errors
     if (!errors) throw error
