@@ -116,6 +116,17 @@ test('default groups: no ListParts, no settings requests; the state file holds o
   assert.equal(findSamples(scrape, 'objstore_bucket_multipart_uploads_incomplete_bytes').length, 0)
 })
 
+test('multipart left out: no ListMultipartUploads request, no upload figures; hidden alone still lists them', async (t) => {
+  const without = await scanWith(t, 'usage,versions,scan')
+  assert.equal(without.requests.ListMultipartUploads, undefined)
+  assert.equal('multipart' in without.usage, false)
+  assert.equal(findSamples(without.scrape, 'objstore_bucket_multipart_uploads_incomplete').length, 0)
+  // hidden's upload bytes need the listing: asked for, it is made.
+  const hidden = await scanWith(t, 'usage,scan,hidden')
+  assert.equal(hidden.requests.ListMultipartUploads, 1)
+  assert.equal((hidden.usage.multipart as Record<string, unknown> | undefined)?.bytes, 12_011)
+})
+
 test('hidden: ListParts per upload and the hidden figures, exactly; still no settings requests', async (t) => {
   const { requests, usage, scrape } = await scanWith(t, 'default,hidden')
   assert.deepEqual(optInRequests(requests), { ListParts: 2 })

@@ -20,15 +20,20 @@ import { VersionListingFold } from '../../src/scanner/version-listing.js'
 const NOW = 1_780_000_000_000
 const DAY = 86_400_000
 
-test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or with all', () => {
-  const none = Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, false]))
-  assert.deepEqual(scanFoldsOf(''), none)
-  assert.deepEqual(scanFoldsOf('default'), none)
+test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or with all, multipart unless left out', () => {
+  const none = {
+    ...Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, false])),
+    multipart: false,
+  }
+  const defaults = { ...none, multipart: true }
+  assert.deepEqual(scanFoldsOf(''), defaults)
+  assert.deepEqual(scanFoldsOf('default'), defaults)
   assert.deepEqual(scanFoldsOf('usage,sizes'), none)
+  assert.deepEqual(scanFoldsOf('usage,multipart'), defaults)
   assert.deepEqual(scanFoldsOf('all'), ALL_FOLDS)
-  assert.deepEqual(scanFoldsOf('default,hidden,prefixes'), { ...none, hidden: true, prefixes: true })
+  assert.deepEqual(scanFoldsOf('default,hidden,prefixes'), { ...defaults, hidden: true, prefixes: true })
   assert.deepEqual(loadConfig({ BUCKET_METRICS: 'default,age' }, { dotenvPath: false }).SCAN_FOLDS, {
-    ...none,
+    ...defaults,
     age: true,
   })
 })

@@ -50,6 +50,7 @@ export const s3Source = defineSource({
       prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,
       ages: settings.SCAN_FOLDS.age,
       hidden: settings.SCAN_FOLDS.hidden,
+      uploads: settings.SCAN_FOLDS.multipart || settings.SCAN_FOLDS.hidden,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
       bucketSettings: settings.SCAN_FOLDS.info && settings.S3_BUCKET_SETTINGS,
