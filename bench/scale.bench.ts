@@ -5,7 +5,7 @@ import type { BucketUsage, UsageSource } from '../src/scanner/sources/types.js'
 import { rawGet } from '../test/support/exporter.js'
 import { benchBuild } from './support/build.js'
 import { type ExporterChild, startExporterChild } from './support/exporter-child.js'
-import { LoopBlockMonitor } from './support/loop-delay.js'
+import { LoopBlockMonitor, LoopBusyMonitor } from './support/loop-delay.js'
 import { type BenchRow, median, report } from './support/report.js'
 import { startScrapeClient } from './support/scrape-client.js'
 import { createUsageState, type UsageState } from './support/usage-state.js'
@@ -15,8 +15,9 @@ import { createUsageState, type UsageState } from './support/usage-state.js'
  * empty: the default groups, some 50 series a bucket, 5 million series), each row against the
  * same measurement at 10,000 buckets in the same run (how it scales), or against the bare
  * operation underneath (JSON.parse of the same state file):
- * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen),
- *   medians of three, alternated with a bare readFile + JSON.parse of the same file; < 2 s;
+ * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen, a
+ *   slice at a time), medians of three, alternated with a bare readFile and JSON.parse of each of
+ *   the same file's lines; < 2 s, and the loop never held > 50 ms meanwhile;
  * - the CPU of a gzip scrape of the built exporter (`node dist/main.js`) serving the snapshot from
  *   its state file, all its threads, read from /proc over 10 scrapes, medians of three rounds
  *   alternated with the 10,000-bucket exporter; < 50 ms;
@@ -50,30 +51,38 @@ const { UsageExposition, seriesBudgetOf } = await build.load<ExpositionModule>(
   'collectors/usage-exposition.js',
 )
 const monitor = new LoopBlockMonitor()
+/** The main thread's own longest stretch (CPU time): what the block is without waits for a core. */
+const busy = new LoopBusyMonitor()
 const silent = pino({ level: 'silent' })
 const defaultBudget = seriesBudgetOf({ BUCKET_METRICS: '', BUCKETS_TOP_N: 0, MAX_SERIES: 0 })
 const count = (n: number) => n.toLocaleString('en')
 
 /** The scanner's loader on `state`'s file: wall time and longest block, in ms. */
-async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: number }> {
+async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: number; busyMs: number }> {
   globalThis.gc?.()
   monitor.start()
+  busy.start()
   const started = performance.now()
   const loaded = await loadState(state.stateFile, state.generated.snapshot.sourceId)
   const ms = performance.now() - started
+  // A timer's turn before the monitor stops, or a block just before the load resolved goes unseen.
+  await sleep(5)
   const blockMs = monitor.stop()
+  const busyMs = busy.stop()
   if (
     loaded.status !== 'loaded' ||
     loaded.snapshot.buckets.length !== state.generated.snapshot.buckets.length
   )
     throw new Error(`state file not loaded whole: ${loaded.status}`)
-  return { ms, blockMs }
+  return { ms, blockMs, busyMs }
 }
 
+/** The bare operation underneath: the file read whole and each of its lines parsed, nothing checked. */
 async function timedParse(state: UsageState): Promise<number> {
   globalThis.gc?.()
   const started = performance.now()
-  JSON.parse(await readFile(state.stateFile, 'utf8'))
+  const text = await readFile(state.stateFile, 'utf8')
+  for (const line of text.split('\n')) if (line !== '') JSON.parse(line)
   return performance.now() - started
 }
 
@@ -111,7 +120,10 @@ function generatedSource(state: UsageState, buckets: number): UsageSource {
 }
 
 /** A scan round of `buckets` published and rendered: the longest block, and the round's time. */
-async function publication(state: UsageState, buckets: number): Promise<{ blockMs: number; ms: number }> {
+async function publication(
+  state: UsageState,
+  buckets: number,
+): Promise<{ blockMs: number; busyMs: number; ms: number }> {
   const scanner = new UsageScanner({
     source: generatedSource(state, buckets),
     filter: () => true,
@@ -128,10 +140,12 @@ async function publication(state: UsageState, buckets: number): Promise<{ blockM
     globalThis.gc?.()
     await sleep(500)
     monitor.start()
+    busy.start()
     const started = performance.now()
     await exposition.blockFor(await scanner.scanNow())
     const ms = performance.now() - started
-    return { blockMs: monitor.stop(), ms }
+    await sleep(5)
+    return { blockMs: monitor.stop(), busyMs: busy.stop(), ms }
   } finally {
     await scanner.close()
     exposition.close()
@@ -150,7 +164,7 @@ const cleanups: Array<() => Promise<void> | void> = [
 ]
 try {
   // The state file: the loader against a bare parse of the same file, alternated.
-  const loads: Array<{ ms: number; blockMs: number }> = []
+  const loads: Array<{ ms: number; blockMs: number; busyMs: number }> = []
   const parses: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     loads.push(await timedLoad(big))
@@ -158,6 +172,7 @@ try {
   }
   const loadMs = median(loads.map((load) => load.ms))
   const loadBlockMs = Math.max(...loads.map((load) => load.blockMs))
+  const loadBusyMs = Math.max(...loads.map((load) => load.busyMs))
   const parseMs = median(parses)
 
   // The built exporter serving each state file; gzip scrapes alternated between the two.
@@ -202,11 +217,12 @@ try {
   const mb = (value: number) => `${(value / 1e6).toFixed(1)} MB`
   process.stdout.write(
     `state file ${mb((await readFile(big.stateFile)).length)}: load ${loads.map((load) => load.ms.toFixed(0)).join(', ')} ms ` +
-      `(longest block ${loadBlockMs.toFixed(0)} ms), bare JSON.parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
+      `(longest block ${loadBlockMs.toFixed(0)} ms, thread busy ${loadBusyMs.toFixed(0)} ms), bare read + parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
       `gzip scrape: ${mb(bytes.big)} at ${count(BUCKETS)}, ${mb(bytes.base)} at ${count(BASE_BUCKETS)}; CPU ` +
       `${cpu.big.map((ms) => ms.toFixed(1)).join(', ')} / ${cpu.base.map((ms) => ms.toFixed(1)).join(', ')} ms\n` +
       `peak RSS ${memory.big.peakMb.toFixed(0)} / ${memory.base.peakMb.toFixed(0)} MB; publication ` +
       `${(published.ms / 1000).toFixed(1)} s, longest block ${published.blockMs.toFixed(0)} ms ` +
+      `(thread busy ${published.busyMs.toFixed(0)} ms) ` +
       `(${count(BASE_BUCKETS)}: ${(publishedBase.ms / 1000).toFixed(1)} s, ${publishedBase.blockMs.toFixed(0)} ms)\n`,
   )
   const label = `${count(BUCKETS)} buckets`
@@ -215,10 +231,10 @@ try {
     {
       name: `state file load, ${label}`,
       figure: `${loadMs.toFixed(0)} ms (block ${loadBlockMs.toFixed(0)} ms)`,
-      baseline: `JSON.parse ${parseMs.toFixed(0)} ms`,
+      baseline: `bare read + parse ${parseMs.toFixed(0)} ms`,
       ratio: loadMs / parseMs,
-      target: `< ${LOAD_TARGET_MS} ms`,
-      pass: loadMs < LOAD_TARGET_MS,
+      target: `< ${LOAD_TARGET_MS} ms (block < ${BLOCK_TARGET_MS} ms)`,
+      pass: loadMs < LOAD_TARGET_MS && loadBlockMs < BLOCK_TARGET_MS,
     },
     {
       name: `scrape CPU with gzip, ${label} (${mb(bytes.big)})`,

@@ -2,12 +2,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition/block.js'
 import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
+import { Slices } from '../scanner/slices.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { startSiblingWorker } from '../worker-threads.js'
 import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
 import type { RenderMessage, RenderReply } from './usage-render-worker.js'
-import { usageCollectorFamilies, writeSnapshotTotals } from './usage-series.js'
+import { UsageTotals, usageCollectorFamilies, writeSnapshotTotals } from './usage-series.js'
 
 /** Up to this many buckets (a few milliseconds of work) are rendered on the spot. */
 const INLINE_BUCKETS = 200
@@ -49,7 +50,17 @@ export async function renderUsageBlock(
   // The snapshot-wide series first (a few lines): the ceiling counts them before any bucket's.
   const totalsWriter = new ExpositionWriter(naming, usageCollectorFamilies)
   const totalsCounter = new SeriesCounter(usageCollectorFamilies, totalsWriter, undefined)
-  writeSnapshotTotals(totalsCounter, snapshot)
+  // Summed in slices: at 100,000 buckets the sums are some 100 ms of work.
+  const sums = new UsageTotals()
+  const slices = new Slices()
+  for (const { usage } of snapshot.buckets) {
+    if (usage) sums.add(usage)
+    if (slices.due) {
+      await slices.next()
+      signal.throwIfAborted()
+    }
+  }
+  writeSnapshotTotals(totalsCounter, snapshot, sums)
   const outcomeOf = (outcome: BudgetOutcome, out: ExpositionWriter<typeof usageCollectorFamilies>) => {
     if (budget.maxSeries > 0) {
       writeBudgetOutcome(out, budget.maxSeries, outcome, options.onOutcome?.(outcome) ?? 0)

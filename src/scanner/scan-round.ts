@@ -3,7 +3,8 @@ import type { BucketFilter } from './bucket-filter.js'
 import { linkedAbort } from './linked-abort.js'
 import { ListingSlots } from './listing-slots.js'
 import type { BucketFailures } from './scan-failures.js'
-import { type BucketRecord, deepFreeze } from './snapshot.js'
+import { keptInSlices, Slices } from './slices.js'
+import { type BucketRecord, deepFreeze, type RecordsByName } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 
@@ -25,7 +26,7 @@ export interface ScanRoundOptions {
   /** Aborts the round (the scanner closing): the round then rejects with its reason. */
   readonly signal: AbortSignal
   /** The records of the last snapshot, by bucket name. */
-  readonly previous: ReadonlyMap<string, BucketRecord>
+  readonly previous: RecordsByName
   readonly failures: BucketFailures
   /** When the round started, ms since the epoch (ages are measured against it); now by default. */
   readonly startedMs?: number
@@ -90,7 +91,9 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   let outsideBucketsBytes: number | undefined
   let users: UserScan | undefined
   try {
-    const names = [...new Set(round.buckets)].filter(filter).sort()
+    // Sorted (stores list sorted: one pass), then each once and selected in slices (100,000: 25 ms).
+    const sorted = [...round.buckets].sort()
+    const names = await keptInSlices(sorted, (name, index) => name !== sorted[index - 1] && filter(name))
     // One budget of listings in flight: each bucket holds a slot while measured, and a source that
     // splits a bucket (s3 key ranges) takes the slots the other buckets leave spare.
     const slots = new ListingSlots(concurrency)
@@ -104,10 +107,18 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     })
     if (signal.aborted) throw signal.reason
     records = []
-    names.forEach((name, index) => {
+    // In slices, each record frozen as merged: at 100,000 buckets merging and freezing them in one
+    // go held the event loop some 150 ms, and publishing the snapshot now has nothing to freeze.
+    const slices = new Slices()
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index] as string
       const merged = mergeRecord(name, outcomes[index] as Outcome, previous.get(name), options)
-      if (merged) records.push(merged)
-    })
+      if (merged) records.push(deepFreeze(merged))
+      if (slices.due) {
+        await slices.next()
+        if (signal.aborted) throw signal.reason
+      }
+    }
     outsideBucketsBytes = await measureOutside(round, options)
     users = await measureUsers(round, options)
   } finally {

@@ -3,7 +3,8 @@ import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
-import { freezeSnapshot, type UsageSnapshot } from './snapshot.js'
+import { keptInSlices } from './slices.js'
+import { freezeSnapshot, recordsByName, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
@@ -180,7 +181,7 @@ export class UsageScanner {
       concurrency,
       timeoutMs,
       signal: this.#controller.signal,
-      previous: new Map((this.#snapshot?.buckets ?? []).map((record) => [record.name, record])),
+      previous: recordsByName(this.#snapshot),
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
       ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
@@ -262,9 +263,8 @@ export class UsageScanner {
     if (loaded.status === 'absent') return undefined
     // The selection may have changed since the file was written (SHARD, globs, BUCKETS).
     const wanted = fixedBuckets ? new Set(fixedBuckets) : undefined
-    const buckets = loaded.snapshot.buckets.filter(
-      (record) => filter(record.name) && (!wanted || wanted.has(record.name)),
-    )
+    const keep = (name: string) => filter(name) && (!wanted || wanted.has(name))
+    const buckets = await keptInSlices(loaded.snapshot.buckets, (record) => keep(record.name))
     this.#reportRefused(loaded.refused, 'state file records refused; those buckets wait for the next scan')
     const usersRefused = loaded.usersRefused
     if (usersRefused) this.#logger.warn({ stateFile, reason: usersRefused }, 'state file users refused')

@@ -72,3 +72,32 @@ export function deepFreeze<T>(value: T): T {
   }
   return Object.freeze(value)
 }
+
+/** A snapshot's records by name, as a round looks up the last figures of each bucket it measures. */
+export interface RecordsByName {
+  get(name: string): BucketRecord | undefined
+  values(): Iterable<BucketRecord>
+}
+
+/**
+ * The records of `snapshot` by name, found by binary search over its sorted buckets: at 100,000
+ * buckets a Map of them took some 30 ms of the event loop at the start of every round.
+ */
+export function recordsByName(snapshot: UsageSnapshot | undefined): RecordsByName {
+  const buckets = snapshot?.buckets ?? []
+  return {
+    get(name) {
+      let low = 0
+      let high = buckets.length - 1
+      while (low <= high) {
+        const middle = (low + high) >>> 1
+        const record = buckets[middle] as BucketRecord
+        if (record.name === name) return record
+        if (record.name < name) low = middle + 1
+        else high = middle - 1
+      }
+      return undefined
+    },
+    values: () => buckets,
+  }
+}

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { BucketUsageSchema } from './bucket-usage-schema.js'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
-import type { UserScanSchema } from './user-usage.js'
+import { type UserScan, type UserScanSchema, userScanProblem } from './user-usage.js'
 
 /*
  * The state file's format: its outline, a bucket record's schema and the checks both the loader
@@ -10,7 +10,27 @@ import type { UserScanSchema } from './user-usage.js'
  */
 
 export const FORMAT = 'objstore-exporter/usage-snapshot'
-export const FORMAT_VERSION = 1
+/**
+ * Version 2 is one JSON document a line: the header (format, version, the snapshot's outline and
+ * per-user part), then one bucket record a line, then the end line (`{"end":true,"records":N}`),
+ * so it is read and checked a slice at a time and a file cut short is told from a whole one.
+ * Version 1, the whole snapshot as one JSON document, is still read (state-file-legacy.ts).
+ */
+export const FORMAT_VERSION = 2
+export const LEGACY_VERSION = 1
+
+/** The bounds a file must keep to be read at all (a state file of 100,000 buckets is some 115 MB). */
+export interface StateFileLimits {
+  /** The longest line: the header holds the per-user part (up to USERS_LIMIT users). */
+  readonly lineBytes: number
+  readonly records: number
+  readonly fileBytes: number
+}
+export const STATE_FILE_LIMITS: StateFileLimits = {
+  lineBytes: 64 * 2 ** 20,
+  records: 1_000_000,
+  fileBytes: 2 ** 30,
+}
 
 /** 2000-01-01T00:00:00Z: no snapshot of ours was taken before. */
 const EARLIEST_MS = Date.UTC(2000, 0, 1)
@@ -28,29 +48,46 @@ const BucketRecordSchema = Type.Object({
 /** Compiled once: 10,000 records take some 30 ms to check this way, 370-750 ms interpreted. */
 const bucketRecordCheck = TypeCompiler.Compile(BucketRecordSchema)
 
-/** The file's outline; each record is checked on its own, so one bad record does not cost the rest. */
-export const StateFileSchema = Type.Object({
+/** The snapshot's outline: all but its bucket records. */
+const OutlineProperties = {
+  sourceName: Type.String(),
+  sourceId: Type.String(),
+  sourceUp: Type.Boolean(),
+  completedAtMs: Type.Number(),
+  startedAtMs: Type.Optional(Type.Number({ minimum: 0 })),
+  outsideBucketsBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  // Checked on its own (user-usage.ts): a bad per-user part costs only itself. Files written
+  // before it existed have none.
+  users: Type.Optional(Type.Unknown()),
+}
+
+/** Version 1's whole file; each record is checked on its own, so one bad record does not cost the rest. */
+export const LegacyStateFileSchema = Type.Object({
+  format: Type.Literal(FORMAT),
+  version: Type.Literal(LEGACY_VERSION),
+  snapshot: Type.Object({ ...OutlineProperties, buckets: Type.Array(Type.Unknown()) }),
+})
+
+/** Version 2's first line. */
+export const StateHeaderSchema = Type.Object({
   format: Type.Literal(FORMAT),
   version: Type.Literal(FORMAT_VERSION),
-  snapshot: Type.Object({
-    sourceName: Type.String(),
-    sourceId: Type.String(),
-    sourceUp: Type.Boolean(),
-    completedAtMs: Type.Number(),
-    startedAtMs: Type.Optional(Type.Number({ minimum: 0 })),
-    buckets: Type.Array(Type.Unknown()),
-    outsideBucketsBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    // Checked on its own (user-usage.ts): a bad per-user part costs only itself. Files written
-    // before it existed have none.
-    users: Type.Optional(Type.Unknown()),
-  }),
+  snapshot: Type.Object(OutlineProperties),
 })
+export const stateHeaderCheck = TypeCompiler.Compile(StateHeaderSchema)
+
+/** Version 2's last line: how many records the writer wrote, so a file cut at a line's end is told. */
+export const StateEndSchema = Type.Object({
+  end: Type.Literal(true),
+  records: Type.Integer({ minimum: 0 }),
+})
+export const stateEndCheck = TypeCompiler.Compile(StateEndSchema)
 
 // A stored snapshot must be a snapshot: this fails to compile if the record's schema and the
 // snapshot types drift apart. (BucketUsage is derived from BucketUsageSchema, so a new per-bucket
 // figure is stored and checked without an edit here.)
 type StoredRecord = Static<typeof BucketRecordSchema>
-type StoredSnapshot = Omit<Static<typeof StateFileSchema>['snapshot'], 'buckets' | 'users'> & {
+type StoredSnapshot = Omit<Static<typeof StateHeaderSchema>['snapshot'], 'users'> & {
   buckets: StoredRecord[]
   users?: Static<typeof UserScanSchema>
 }
@@ -124,4 +161,51 @@ export function checkRecords(
 function shown(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : JSON.stringify(value)
   return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}...` : text
+}
+
+export type StateLoad =
+  | {
+      readonly status: 'loaded'
+      readonly snapshot: UsageSnapshot
+      readonly refused: readonly RefusedRecord[]
+      /** Why the per-user part was left out, when it was. */
+      readonly usersRefused?: string
+    }
+  | { readonly status: 'absent' }
+  | { readonly status: 'ignored'; readonly reason: string }
+
+type Outline = Static<typeof StateHeaderSchema>['snapshot']
+
+/**
+ * A loaded snapshot from a checked outline and its kept records, or why the file is ignored (another
+ * source's, or a completion time out of range); a per-user part that fails its check is left out.
+ */
+export function loadedSnapshot(
+  outline: Outline,
+  kept: readonly BucketRecord[],
+  refused: readonly RefusedRecord[],
+  sourceId: string,
+  nowMs: number,
+): StateLoad {
+  const reason = outlineProblem(outline, sourceId, nowMs)
+  if (reason !== undefined) return { status: 'ignored', reason }
+  const { users, ...rest } = outline
+  const usersRefused = users === undefined ? undefined : userScanProblem(users)
+  return {
+    status: 'loaded',
+    snapshot: {
+      ...rest,
+      buckets: kept,
+      ...(users !== undefined && usersRefused === undefined ? { users: users as UserScan } : {}),
+    },
+    refused,
+    ...(usersRefused === undefined ? {} : { usersRefused }),
+  }
+}
+
+/** Why a snapshot with this outline is not one to serve here: another source's, or out of time. */
+export function outlineProblem(outline: Outline, sourceId: string, nowMs: number): string | undefined {
+  if (outline.sourceId !== sourceId)
+    return `written for another source (${outline.sourceId}), not ${sourceId}`
+  return completedAtProblem(outline.completedAtMs, nowMs)
 }

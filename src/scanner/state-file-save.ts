@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { lstat, open, readdir, readlink, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { Slices } from './slices.js'
 import type { UsageSnapshot } from './snapshot.js'
 import {
   completedAtProblem,
@@ -93,12 +94,9 @@ async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Serialising gives the event loop back after this long (10,000 buckets take some 50 ms in all). */
-const SLICE_MS = 8
-
 /**
  * Writes the snapshot atomically: temporary file in the target's folder, fsync, rename. Serialised
- * bucket by bucket in slices, written as it goes, so a large snapshot never holds the event loop
+ * bucket by bucket in slices (Slices), written as it goes, so a large snapshot never holds the event loop
  * for long. Records the loader would refuse are left out and returned. A failure's message names
  * the step, folder and cause, never the random temporary name, so the same cause reads the same.
  */
@@ -135,9 +133,9 @@ export async function saveState(
 }
 
 /**
- * The file's JSON in pieces of about SLICE_MS of work each; joined, exactly JSON.stringify's but for
- * the records the loader would refuse, which go to `refused` instead (checked in the same slices:
- * some 30 ms at 10,000 buckets).
+ * The file's lines (state-file-format.ts: a header, a record a line, the end line) in pieces of
+ * about SLICE_MS of work each, but for the records the loader would refuse, which go to `refused`
+ * instead (checked in the same slices: some 30 ms at 10,000 buckets).
  */
 async function* serialise(
   snapshot: UsageSnapshot,
@@ -147,30 +145,27 @@ async function* serialise(
   const { buckets, users, ...rest } = snapshot
   // A per-user part the loader would refuse is left out (the next scan measures it again).
   const keptUsers = users !== undefined && userScanProblem(users) === undefined ? { users } : {}
-  // `buckets` last, so the document ends in `"buckets":[]}}`: the records go between the brackets.
-  const outline = JSON.stringify({
-    format: FORMAT,
-    version: FORMAT_VERSION,
-    snapshot: { ...rest, ...keptUsers, buckets: [] },
-  })
+  let text = `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, snapshot: { ...rest, ...keptUsers } })}\n`
   const counts = nameCounts(buckets)
   const twice = new Set<unknown>()
-  let text = outline.slice(0, -3)
   let written = 0
-  let sliceStart = performance.now()
+  const slices = new Slices()
   for (const record of buckets) {
     const problem = recordProblem(record, nowMs)
     if (problem !== undefined)
       refused.push({ bucket: record.name, reason: `not a valid bucket record (${problem})` })
     else if ((counts.get(record.name) ?? 0) > 1) twice.add(record.name)
-    else text += `${written++ ? ',' : ''}${JSON.stringify(record)}`
-    if (performance.now() - sliceStart >= SLICE_MS) {
+    else {
+      text += `${JSON.stringify(record)}\n`
+      written++
+    }
+    if (slices.due) {
       yield text
       text = ''
-      sliceStart = performance.now()
+      await slices.next()
     }
   }
   for (const name of twice)
     refused.push({ bucket: String(name), reason: `${counts.get(name)} records for the same bucket` })
-  yield `${text}${outline.slice(-3)}`
+  yield `${text}${JSON.stringify({ end: true, records: written })}\n`
 }

@@ -1,84 +1,171 @@
-import { readFile } from 'node:fs/promises'
-import { Value } from '@sinclair/typebox/value'
-import type { UsageSnapshot } from './snapshot.js'
+import { type FileHandle, open } from 'node:fs/promises'
+import { Slices } from './slices.js'
+import type { BucketRecord } from './snapshot.js'
+import { deepFreeze } from './snapshot.js'
 import {
-  checkRecords,
-  completedAtProblem,
   FORMAT,
   FORMAT_VERSION,
+  loadedSnapshot,
+  outlineProblem,
   type RefusedRecord,
-  StateFileSchema,
+  recordProblem,
+  STATE_FILE_LIMITS,
+  type StateFileLimits,
+  type StateLoad,
+  stateEndCheck,
+  stateHeaderCheck,
 } from './state-file-format.js'
-import { type UserScan, userScanProblem } from './user-usage.js'
+import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
+import { fileLines, LineTooLong } from './state-file-lines.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
  * (a temporary file in the same folder, flushed, then renamed over the old one), so a crash leaves
  * the old file or the new one, never half of one. Read with a schema: anything that is not a
  * snapshot of this format version (corrupt, truncated, another program's file, histogram bounds
- * that changed) is refused with a reason, never trusted.
+ * that changed) is refused with a reason, never trusted. Read a line at a time, each record
+ * checked and frozen as it comes, in slices: at 100,000 buckets (115 MB) loading is seconds of
+ * work, during which the event loop is never held more than a slice.
  */
 
-export type { RefusedRecord } from './state-file-format.js'
+export type { RefusedRecord, StateLoad } from './state-file-format.js'
 export { removeStaleTemporaries, saveState, stateFileTarget } from './state-file-save.js'
 
-export type StateLoad =
-  | {
-      readonly status: 'loaded'
-      readonly snapshot: UsageSnapshot
-      readonly refused: readonly RefusedRecord[]
-      /** Why the per-user part was left out, when it was. */
-      readonly usersRefused?: string
-    }
-  | { readonly status: 'absent' }
-  | { readonly status: 'ignored'; readonly reason: string }
+/** Why the file is ignored: thrown inside the reader, returned by loadState. */
+class Ignored extends Error {}
 
 /**
  * Reads the state file written for `sourceId`. A file that is not one (or whose completion time is
- * out of range) comes back as 'ignored' with a reason; bucket records that are not whole and in
- * range are left out, each with a reason.
+ * out of range, or that passes `limits`) comes back as 'ignored' with a reason; bucket records that
+ * are not whole and in range are left out, each with a reason.
  */
-export async function loadState(path: string, sourceId: string, nowMs = Date.now()): Promise<StateLoad> {
-  let text: string
+export async function loadState(
+  path: string,
+  sourceId: string,
+  nowMs = Date.now(),
+  limits: StateFileLimits = STATE_FILE_LIMITS,
+): Promise<StateLoad> {
+  let handle: FileHandle
   try {
-    text = await readFile(path, 'utf8')
+    handle = await open(path, 'r')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'absent' }
     return { status: 'ignored', reason: `cannot read it: ${(error as Error).message}` }
   }
-  let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    const { size } = await handle.stat()
+    if (size > limits.fileBytes)
+      return { status: 'ignored', reason: `larger than ${limits.fileBytes} bytes (${size})` }
+    const start = Buffer.alloc(LEGACY_START.length)
+    await handle.read(start, 0, start.length, 0)
+    if (start.toString('latin1') === LEGACY_START)
+      return loadLegacyState(await handle.readFile('utf8'), sourceId, nowMs)
+    return await readLines(handle, sourceId, nowMs, limits)
   } catch (error) {
-    return { status: 'ignored', reason: `not valid JSON (${(error as Error).message})` }
+    if (error instanceof Ignored || error instanceof LineTooLong)
+      return { status: 'ignored', reason: error.message }
+    return { status: 'ignored', reason: `cannot read it: ${(error as Error).message}` }
+  } finally {
+    await handle.close()
   }
-  if (!Value.Check(StateFileSchema, parsed)) {
-    const first = Value.Errors(StateFileSchema, parsed).First()
-    const where = first ? `${first.path || '/'}: ${first.message}` : 'unknown shape'
+}
+
+async function readLines(
+  handle: FileHandle,
+  sourceId: string,
+  nowMs: number,
+  limits: StateFileLimits,
+): Promise<StateLoad> {
+  const lines = fileLines(handle, limits.lineBytes)
+  const first = await lines.next()
+  const header = first.done ? undefined : parsed(first.value, 1)
+  if (!stateHeaderCheck.Check(header)) {
+    const problem = first.done ? undefined : stateHeaderCheck.Errors(header).First()
+    const where = problem ? `${problem.path || '/'}: ${problem.message}` : 'an empty file'
     return {
       status: 'ignored',
       reason: `not a usage snapshot of format ${FORMAT} v${FORMAT_VERSION} (${where})`,
     }
   }
-  if (parsed.snapshot.sourceId !== sourceId) {
-    return {
-      status: 'ignored',
-      reason: `written for another source (${parsed.snapshot.sourceId}), not ${sourceId}`,
+  // Another source's file, or one out of time, is not read further.
+  const reason = outlineProblem(header.snapshot, sourceId, nowMs)
+  if (reason !== undefined) return { status: 'ignored', reason }
+  const records = new RecordReader(nowMs, limits.records)
+  const slices = new Slices()
+  let lineNumber = 1
+  let announced: number | undefined
+  for await (const line of lines) {
+    lineNumber++
+    if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
+    const value = parsed(line, lineNumber)
+    if (stateEndCheck.Check(value)) announced = value.records
+    else records.add(value, lineNumber)
+    if (slices.due) await slices.next()
+  }
+  if (announced === undefined)
+    throw new Ignored(`cut short: no end line after ${records.count} records (an unfinished copy?)`)
+  if (announced !== records.count)
+    throw new Ignored(`cut short: the end line counts ${announced} records, the file holds ${records.count}`)
+  const { kept, refused } = records.finish()
+  return loadedSnapshot(header.snapshot, kept, refused, sourceId, nowMs)
+}
+
+function parsed(line: string, lineNumber: number): unknown {
+  try {
+    return JSON.parse(line)
+  } catch (error) {
+    throw new Ignored(`line ${lineNumber} is not valid JSON (${(error as Error).message})`)
+  }
+}
+
+/**
+ * The records as they come, each checked and frozen (kept) or refused with its reason; a name found
+ * in more than one record is refused in each, since which holds the true figures cannot be told.
+ */
+class RecordReader {
+  readonly #nowMs: number
+  readonly #maxRecords: number
+  readonly #kept: BucketRecord[] = []
+  readonly #refused: RefusedRecord[] = []
+  readonly #counts = new Map<string, number>()
+  count = 0
+
+  constructor(nowMs: number, maxRecords: number) {
+    this.#nowMs = nowMs
+    this.#maxRecords = maxRecords
+  }
+
+  add(record: unknown, lineNumber: number): void {
+    if (++this.count > this.#maxRecords) throw new Ignored(`more than ${this.#maxRecords} bucket records`)
+    const problem = recordProblem(record, this.#nowMs)
+    const name = (record as { name?: unknown } | null)?.name
+    if (problem !== undefined) {
+      this.#refused.push({
+        bucket: typeof name === 'string' ? name : `line ${lineNumber}`,
+        reason: `not a valid bucket record (${problem})`,
+      })
+      return
     }
+    const valid = record as BucketRecord
+    this.#counts.set(valid.name, (this.#counts.get(valid.name) ?? 0) + 1)
+    this.#kept.push(deepFreeze(valid))
   }
-  const timeProblem = completedAtProblem(parsed.snapshot.completedAtMs, nowMs)
-  if (timeProblem) return { status: 'ignored', reason: timeProblem }
-  const { kept, refused } = checkRecords(parsed.snapshot.buckets, nowMs)
-  const { users, ...outline } = parsed.snapshot
-  const usersRefused = users === undefined ? undefined : userScanProblem(users)
-  return {
-    status: 'loaded',
-    snapshot: {
-      ...outline,
-      buckets: kept,
-      ...(users !== undefined && usersRefused === undefined ? { users: users as UserScan } : {}),
-    },
-    refused,
-    ...(usersRefused === undefined ? {} : { usersRefused }),
+
+  /** The records kept, sorted by name as a snapshot's are (the writer writes them so). */
+  finish(): { kept: BucketRecord[]; refused: RefusedRecord[] } {
+    let kept = this.#kept
+    if (this.#counts.size < kept.length) {
+      kept = kept.filter((record) => this.#counts.get(record.name) === 1)
+      for (const [name, count] of this.#counts)
+        if (count > 1) this.#refused.push({ bucket: name, reason: `${count} records for the same bucket` })
+    }
+    if (!sortedByName(kept)) kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return { kept, refused: this.#refused }
   }
+}
+
+function sortedByName(records: readonly BucketRecord[]): boolean {
+  for (let index = 1; index < records.length; index++)
+    if ((records[index - 1] as BucketRecord).name > (records[index] as BucketRecord).name) return false
+  return true
 }

@@ -7,6 +7,7 @@ import { loadState, saveState } from '../../src/scanner/state-file.js'
 import { sampleValue } from '../support/exposition.js'
 import { scratchFolder } from '../support/scratch.js'
 import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
+import { legacyStateText, readStateDocument, writeStateDocument } from '../support/state-file.js'
 
 /**
  * The state file under a running exporter: a folder it cannot write, a symbolic link, what killed
@@ -131,10 +132,54 @@ async function craftedStateFile(
       })),
     }),
   )
-  const file = JSON.parse(await readFile(path, 'utf8'))
+  const file = await readStateDocument(path)
   edit(file)
-  await writeFile(path, JSON.stringify(file))
+  await writeStateDocument(path, file)
 }
+
+test('a state file cut short: one warning, a scan at once, the file written whole again; a version 1 file is served', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-cut-')
+  const stateFile = join(root, 'usage.json')
+  await craftedStateFile(stateFile, data, ['alpha'], () => undefined)
+  const whole = await readFile(stateFile, 'utf8')
+  // Cut inside the record, as a copy interrupted or a disk that filled would leave it.
+  await writeFile(stateFile, whole.slice(0, whole.indexOf('\n') + 40))
+  const env = { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600' }
+  const exporter = await startServingProcess(t, env, root)
+  await scanned(exporter)
+  const ignored = exporter.logs().filter((line) => line.msg === 'state file ignored')
+  assert.equal(ignored.length, 1, JSON.stringify(ignored))
+  assert.match(String(ignored[0]?.reason), /^line 2 is not valid JSON/)
+  assert.equal(ignored[0]?.level, 40)
+  const scrape = await exporter.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'alpha' }), 1_234)
+  await assertCleanExit(exporter)
+  // Written before the scan's line was logged.
+  assert.match(await readFile(stateFile, 'utf8'), /\n\{"end":true,"records":1\}\n$/)
+  assert.equal((await loadState(stateFile, `fs:${data}`)).status, 'loaded')
+
+  // The format before this one: served at once, before any scan (the next scan writes version 2).
+  await writeFile(stateFile, legacyStateText(await readStateDocument(stateFile)))
+  const upgraded = await startServingProcess(t, env, root)
+  await upgraded.waitForLogs(
+    'the snapshot loaded',
+    (line) => line.msg === 'usage snapshot loaded from state file',
+  )
+  assert.equal(
+    sampleValue(await upgraded.scrape(), 'objstore_bucket_usage_total_bytes', { bucket: 'alpha' }),
+    1_234,
+  )
+  assert.deepEqual(
+    upgraded.logs().filter((line) => line.msg === 'state file ignored'),
+    [],
+  )
+  assert.deepEqual(
+    upgraded.logs().filter((line) => line.msg === 'usage scan finished'),
+    [],
+    'no scan yet',
+  )
+  await assertCleanExit(upgraded)
+})
 
 test('a state file with figures out of range or a bucket twice: those records refused and named, the rest served', async (t) => {
   const { root, data } = await storeFolder(t, 'objstore-state-records-')

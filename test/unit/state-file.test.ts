@@ -7,6 +7,7 @@ import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src
 import type { BucketUsage } from '../../src/scanner/sources/types.js'
 import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/state-file.js'
 import { scratchFolder } from '../support/scratch.js'
+import { legacyStateText, readStateDocument, stateLines, writeStateDocument } from '../support/state-file.js'
 
 function sampleSnapshot(): UsageSnapshot {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 1_700_000_200_000 })
@@ -55,15 +56,29 @@ test('corrupt, foreign and mismatched files are ignored with a reason', async (t
   await saveState(path, snapshot)
   const good = await readFile(path, 'utf8')
 
+  const document = await readStateDocument(path)
   const cases: Array<[string, string, RegExp]> = [
-    ['truncated', good.slice(0, good.length / 2), /not valid JSON/],
-    ['empty', '', /not valid JSON/],
+    ['cut in a record', good.slice(0, good.length - 40), /^line 3 is not valid JSON/],
+    [
+      'cut at the end of a line',
+      good.slice(0, good.lastIndexOf('\n', good.length - 2) + 1),
+      /^cut short: no end line after 2 records/,
+    ],
+    [
+      'an end line that counts more',
+      stateLines(document, 3),
+      /^cut short: the end line counts 3 records, the file holds 2$/,
+    ],
+    ['a line after the end line', `${good}{}\n`, /^line 5 follows the end line$/],
+    ['a line that is not JSON', good.replace('\n', '\n{"name":\n'), /^line 2 is not valid JSON/],
+    ['empty', '', /^not a usage snapshot of format objstore-exporter\/usage-snapshot v2 \(an empty file\)$/],
     [
       'another program',
       JSON.stringify({ name: 'objstore-exporter', version: '0.1.0' }),
       /not a usage snapshot/,
     ],
-    ['another format version', good.replace('"version":1', '"version":99'), /not a usage snapshot/],
+    ['another format version', good.replace('"version":2', '"version":99'), /not a usage snapshot/],
+    ['version 1, cut short', legacyStateText(document).slice(0, 200), /^not valid JSON/],
     [
       'a completion time of 1e300',
       good.replace('"completedAtMs":1700000200000', '"completedAtMs":1e300'),
@@ -101,7 +116,7 @@ test('records out of range or found twice are refused one by one, with what was 
   const path = join(folder, 'state.json')
   const snapshot = sampleSnapshot()
   await saveState(path, snapshot)
-  const good = JSON.parse(await readFile(path, 'utf8'))
+  const good = await readStateDocument(path)
   const photos = good.snapshot.buckets[1]
   /** A record as the file holds it, open to any change a hand edit could make. */
   type Editable = {
@@ -127,7 +142,7 @@ test('records out of range or found twice are refused one by one, with what was 
     variant('ancient', (record) => (record.lastSuccessSeconds = 86_400)),
     variant('histogram', (record) => (record.usage.sizeHistogram[3] = 0.5)),
   )
-  const text = JSON.stringify(good).replace('"INFINITE"', '1e400')
+  const text = stateLines(good).replace('"INFINITE"', '1e400')
   await writeFile(path, text)
   const loaded = await loadState(path, snapshot.sourceId)
   assert.equal(loaded.status, 'loaded')
@@ -276,9 +291,10 @@ test('the per-user part and usage log counters are stored; files without them lo
   assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
 
   // Written before the per-user part existed: loads, without one.
-  const older = JSON.parse(await readFile(path, 'utf8'))
+  // (Such files were of format version 1, which still loads.)
+  const older = await readStateDocument(path)
   delete older.snapshot.users
-  await writeFile(path, JSON.stringify(older))
+  await writeFile(path, legacyStateText(older))
   const fromOlder = await loadState(path, snapshot.sourceId)
   assert.equal(fromOlder.status, 'loaded')
   assert.equal(fromOlder.status === 'loaded' && 'users' in fromOlder.snapshot, false)
@@ -286,11 +302,70 @@ test('the per-user part and usage log counters are stored; files without them lo
 
   // A per-user part that is not one: left out with the reason, the buckets still load.
   older.snapshot.users = { users: [{ uid: 'x', tenant: '', bytes: -1, objects: 0 }], omitted: 0 }
-  await writeFile(path, JSON.stringify(older))
+  await writeStateDocument(path, older)
   const bad = await loadState(path, snapshot.sourceId)
   assert.equal(bad.status, 'loaded')
   if (bad.status !== 'loaded') return
   assert.equal('users' in bad.snapshot, false)
   assert.match(String(bad.usersRefused), /bytes/)
   assert.equal(bad.snapshot.buckets.length, 2)
+})
+
+test('format 2 is a header, a record a line and an end line; format 1 still loads to the same snapshot', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const lines = (await readFile(path, 'utf8')).split('\n')
+  assert.deepEqual(JSON.parse(lines[0] ?? '').version, 2)
+  assert.deepEqual(
+    lines.slice(1, 3).map((line) => JSON.parse(line).name),
+    ['denied', 'photos'],
+  )
+  assert.deepEqual(lines.slice(3), ['{"end":true,"records":2}', ''])
+
+  await writeFile(path, legacyStateText(await readStateDocument(path)))
+  const legacy = await loadState(path, snapshot.sourceId)
+  assert.deepEqual(legacy, { status: 'loaded', snapshot, refused: [] })
+})
+
+test('a file past its bounds is ignored with the bound it passed, not read whole', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const good = await readFile(path, 'utf8')
+  const limits = { lineBytes: 4096, records: 2, fileBytes: 1_000_000 }
+  assert.equal((await loadState(path, snapshot.sourceId, undefined, limits)).status, 'loaded')
+
+  const reasons = async (text: string) => {
+    await writeFile(path, text)
+    const loaded = await loadState(path, snapshot.sourceId, undefined, limits)
+    return loaded.status === 'ignored' ? loaded.reason : loaded.status
+  }
+  const document = await readStateDocument(path)
+  const huge = { ...document.snapshot.buckets[1], name: 'huge', note: 'x'.repeat(5000) }
+  assert.equal(
+    await reasons(stateLines({ ...document, snapshot: { ...document.snapshot, buckets: [huge] } })),
+    'a line is longer than 4096 bytes',
+  )
+  // A line without its end, longer than the bound: refused once the bound is passed.
+  assert.equal(
+    await reasons(`${good.split('\n')[0]}\n${'x'.repeat(600_000)}`),
+    'a line is longer than 4096 bytes',
+  )
+  const third = { ...document.snapshot.buckets[1], name: 'third' }
+  assert.equal(
+    await reasons(
+      stateLines({
+        ...document,
+        snapshot: { ...document.snapshot, buckets: [...document.snapshot.buckets, third] },
+      }),
+    ),
+    'more than 2 bucket records',
+  )
+  assert.equal(
+    await reasons(`${good}${' '.repeat(1_000_000)}`),
+    `larger than 1000000 bytes (${good.length + 1_000_000})`,
+  )
 })

@@ -1,0 +1,37 @@
+import { readFile, writeFile } from 'node:fs/promises'
+
+/**
+ * A state file as one document, the shape of format version 1 (`{format, version, snapshot: {...,
+ * buckets}}`), for tests to edit as a hand or another program could, and write back in either
+ * format: version 2's lines (a header, a record a line, the end line) or version 1's one document.
+ */
+export interface StateDocument {
+  format: string
+  version: number
+  snapshot: { completedAtMs: number; buckets: Array<Record<string, unknown>>; [key: string]: unknown }
+}
+
+export async function readStateDocument(path: string): Promise<StateDocument> {
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '')
+  const header = JSON.parse(lines[0] ?? '')
+  const buckets = lines.slice(1, -1).map((line) => JSON.parse(line))
+  return { ...header, snapshot: { ...header.snapshot, buckets } }
+}
+
+/** Version 2's lines; the end line counts `records` (the records written, unless given). */
+export function stateLines(document: StateDocument, records = document.snapshot.buckets.length): string {
+  const { buckets, ...outline } = document.snapshot
+  const header = JSON.stringify({ format: document.format, version: 2, snapshot: outline })
+  const lines = buckets.map((record) => JSON.stringify(record))
+  return `${[header, ...lines, JSON.stringify({ end: true, records })].join('\n')}\n`
+}
+
+/** Version 1's one document. */
+export function legacyStateText(document: StateDocument): string {
+  const { buckets, ...outline } = document.snapshot
+  return JSON.stringify({ format: document.format, version: 1, snapshot: { ...outline, buckets } })
+}
+
+export async function writeStateDocument(path: string, document: StateDocument): Promise<void> {
+  await writeFile(path, stateLines(document))
+}
