@@ -8,12 +8,13 @@
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { DEFAULT_PORT } from './config/default-port.js'
 
 const TIMEOUT_MS = 4000
 const { HOST = '', PORT = '', TLS_CERT_FILE = '' } = process.env
 // A wildcard listen address answers on loopback; a specific one only on itself.
 const host = ['', '0.0.0.0', '::'].includes(HOST) ? '127.0.0.1' : HOST
-const port = Number(PORT || 9786)
+const port = Number(PORT || DEFAULT_PORT)
 const request = TLS_CERT_FILE ? httpsRequest : httpRequest
 
 const probe = request(

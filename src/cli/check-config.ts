@@ -1,5 +1,5 @@
 import pino from 'pino'
-import { unusedGroupWarning } from '../config/group-settings.js'
+import { groupNotGivenWarning, unusedGroupWarning } from '../config/group-settings.js'
 import type { LoadedConfig } from '../config/load.js'
 import { CREDENTIAL_URL_VARIABLES, SECRET_VARIABLES } from '../config/schema.js'
 import { withoutCredentials } from '../config/url-credentials.js'
@@ -31,8 +31,10 @@ export async function checkConfig(options: Readonly<Record<string, unknown>>): P
       `objstore-exporter: warning: ${otherSourceWarning(loaded.otherSourceVariables, loaded.config.BUCKETS_SOURCE)}\n`,
     )
   for (const unused of loaded.unusedGroupSettings)
+    process.stderr.write(`objstore-exporter: warning: ${unusedGroupWarning(unused, loaded.config)}\n`)
+  for (const notGiven of loaded.groupsNotGiven)
     process.stderr.write(
-      `objstore-exporter: warning: ${unusedGroupWarning(unused, loaded.config.BUCKET_METRICS)}\n`,
+      `objstore-exporter: warning: ${groupNotGivenWarning(notGiven, loaded.config.BUCKETS_SOURCE)}\n`,
     )
   process.stdout.write(describeConfiguration(loaded))
 }

@@ -1,4 +1,6 @@
 import type { Command } from 'commander'
+import type { Logger } from 'pino'
+import { groupNotGivenWarning, unusedGroupWarning } from '../config/group-settings.js'
 import { ConfigError, type LoadedConfig, loadConfiguration } from '../config/load.js'
 
 /**
@@ -105,4 +107,36 @@ export function refuseConfiguration(error: unknown): never {
 /** Serve's warning when variables of another source are set (check-config prints the same). */
 export function otherSourceWarning(variables: readonly string[], source: string): string {
   return `${variables.join(', ')} set, but BUCKETS_SOURCE=${source} reads none of them; is BUCKETS_SOURCE the one meant?`
+}
+
+/**
+ * Logs what loading found suspicious, once the logger exists: unknown variables, variables of
+ * another source, settings of a BUCKET_METRICS group left out or not given by the source, groups
+ * named that the source cannot give. Serve and `scan --once` both log
+ * them (check-config prints the same lines to stderr).
+ */
+export function logConfigWarnings(logger: Logger, loaded: LoadedConfig): void {
+  const { config } = loaded
+  for (const { variable, closest, origin } of loaded.warnings) {
+    logger.warn(
+      { variable, closest, origin },
+      `unknown variable ${variable} ignored; did you mean ${closest}?`,
+    )
+  }
+  if (loaded.otherSourceVariables.length > 0) {
+    logger.warn(
+      { variables: loaded.otherSourceVariables, source: config.BUCKETS_SOURCE },
+      otherSourceWarning(loaded.otherSourceVariables, config.BUCKETS_SOURCE),
+    )
+  }
+  // The operator's first hour: a setting that silently does nothing is a trap.
+  for (const unused of loaded.unusedGroupSettings) {
+    logger.warn({ variables: unused.variables, group: unused.group }, unusedGroupWarning(unused, config))
+  }
+  for (const notGiven of loaded.groupsNotGiven) {
+    logger.warn(
+      { group: notGiven.group, source: config.BUCKETS_SOURCE },
+      groupNotGivenWarning(notGiven, config.BUCKETS_SOURCE),
+    )
+  }
 }

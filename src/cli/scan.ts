@@ -6,7 +6,7 @@ import { createLogger } from '../logging/create-logger.js'
 import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { createScannerFromConfig } from '../scanner/index.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
-import { loadWithFlags, refuseConfiguration } from './flags.js'
+import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
 import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
 
 /**
@@ -36,6 +36,7 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   const config = { ...loaded.config, STATE_FILE: '' }
   const logging = createLogger(config, { consoleOutput: process.stderr })
   routeProcessWarnings(logging.logger)
+  logConfigWarnings(logging.logger, loaded)
   const scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
   let snapshot: UsageSnapshot
   try {

@@ -1,53 +1,27 @@
-import { type UnusedGroupSettings, unusedGroupWarning } from '../config/group-settings.js'
-import type { Config, ConfigWarning } from '../config/load.js'
-import type { StartupSummary } from '../config/source-checks.js'
+import type { LoadedConfig } from '../config/load.js'
 import { createExporter, type Exporter } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
 import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { settleStuckWalks, stuckWalks } from '../scanner/sources/fs/walk-pool.js'
 import { VERSION } from '../version.js'
-import { loadWithFlags, otherSourceWarning, refuseConfiguration } from './flags.js'
+import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
 
 /**
  * `objstore-exporter serve` (the default command, and `npm start`): serves /metrics until SIGTERM
  * or SIGINT. Everything that touches process state (env, signals, exit codes) lives here.
  */
 export async function serve(options: Readonly<Record<string, unknown>>): Promise<void> {
-  let config: Config
-  let warnings: readonly ConfigWarning[]
-  let otherSourceVariables: readonly string[]
-  let unusedGroupSettings: readonly UnusedGroupSettings[]
-  let summary: StartupSummary
+  let loaded: LoadedConfig
   try {
-    ;({ config, warnings, otherSourceVariables, unusedGroupSettings, summary } = loadWithFlags(
-      process.env,
-      options,
-    ))
+    loaded = loadWithFlags(process.env, options)
   } catch (error) {
     refuseConfiguration(error)
   }
+  const { config, summary } = loaded
   const logging = createLogger(config)
   const { logger } = logging
   routeProcessWarnings(logger)
-  for (const { variable, closest, origin } of warnings) {
-    logger.warn(
-      { variable, closest, origin },
-      `unknown variable ${variable} ignored; did you mean ${closest}?`,
-    )
-  }
-  if (otherSourceVariables.length > 0) {
-    logger.warn(
-      { variables: otherSourceVariables, source: config.BUCKETS_SOURCE },
-      otherSourceWarning(otherSourceVariables, config.BUCKETS_SOURCE),
-    )
-  }
-  // The operator's first hour: a setting that silently does nothing is a trap.
-  for (const unused of unusedGroupSettings) {
-    logger.warn(
-      { variables: unused.variables, group: unused.group },
-      unusedGroupWarning(unused, config.BUCKET_METRICS),
-    )
-  }
+  logConfigWarnings(logger, loaded)
   let exporter: Exporter
   try {
     exporter = await createExporter(config, {

@@ -1,54 +1,29 @@
 import { type Families, unionOf } from '../metrics/families.js'
-import { bucketInfoFamilies } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
-import { prefixFamilies } from './prefix-series.js'
-import { scanHealthFamilies } from './scan-health.js'
 import { sourceRequestFamilies } from './source-requests.js'
-import { usageAgeFamilies } from './usage-age-series.js'
-import { usageLogFamilies } from './usage-log-series.js'
-import { usageFamilies } from './usage-series.js'
-import { userFamilies } from './user-series.js'
+import { usageSnapshotFamilies } from './usage-series.js'
 
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
- * declares next to the code that emits it (drives.ts, usage-series.ts, usage-age-series.ts,
- * prefix-series.ts, bucket-info-series.ts, usage-log-series.ts, user-series.ts, scan-health.ts,
- * source-requests.ts, exporter-families.ts, budget-families.ts, logger.ts). Its order is the
- * exposition order. docs/metrics.md's reference, the dashboard and the alert-rule checks read it;
- * a family declared twice is refused here, at import.
+ * declares next to the code that emits it (drives.ts; usage-series.ts's usageSnapshotFamilies,
+ * itself the union of usage-series.ts, usage-age-series.ts, prefix-series.ts, bucket-info-series.ts,
+ * usage-log-series.ts, user-series.ts and scan-health.ts; source-requests.ts, exporter-families.ts,
+ * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's reference,
+ * the dashboard and the alert-rule checks read it; a family declared twice is refused at import.
  */
 export const catalogue = unionOf(
   [
     drivesFamilies,
-    usageFamilies,
-    usageAgeFamilies,
-    prefixFamilies,
-    bucketInfoFamilies,
-    usageLogFamilies,
-    userFamilies,
-    scanHealthFamilies,
+    usageSnapshotFamilies,
     sourceRequestFamilies,
     exporterFamilies,
     budgetFamilies,
     loggerFamilies,
   ],
-  [
-    'drives',
-    'usage',
-    'usage by age',
-    'usage prefixes',
-    'bucket info',
-    'usage log',
-    'users',
-    'scan health',
-    'source requests',
-    'exporter',
-    'series budget',
-    'logger',
-  ],
+  ['drives', 'usage snapshot', 'source requests', 'exporter', 'series budget', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

@@ -154,10 +154,10 @@ export const usageFamilies = describe('usage', {
 })
 
 /**
- * What the usage collector emits: the usage families, the scan health of the same snapshot and
- * what the series budget left out of it.
+ * The families of a usage snapshot: its figures per bucket, per user and summed, and the scan
+ * health of the same snapshot. The catalogue places them as one block.
  */
-export const usageCollectorFamilies = unionOf(
+export const usageSnapshotFamilies = unionOf(
   [
     usageFamilies,
     usageAgeFamilies,
@@ -166,18 +166,14 @@ export const usageCollectorFamilies = unionOf(
     usageLogFamilies,
     userFamilies,
     scanHealthFamilies,
-    budgetFamilies,
   ],
-  [
-    'usage',
-    'usage by age',
-    'usage prefixes',
-    'bucket info',
-    'usage log',
-    'users',
-    'scan health',
-    'series budget',
-  ],
+  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health'],
+)
+
+/** What the usage collector emits: a snapshot's families and what the series budget left out of it. */
+export const usageCollectorFamilies = unionOf(
+  [usageSnapshotFamilies, budgetFamilies],
+  ['usage snapshot', 'series budget'],
 )
 export type UsageCollectorFamilies = typeof usageCollectorFamilies
 type Sink = MetricSink<UsageCollectorFamilies>

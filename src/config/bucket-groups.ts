@@ -12,7 +12,16 @@ export const OPT_IN_BUCKET_GROUPS = ['age', 'hidden', 'prefixes', 'info', 'index
 export type OptInBucketGroup = (typeof OPT_IN_BUCKET_GROUPS)[number]
 
 /**
- * What a scan folds beyond the default groups' figures, one switch per opt-in group:
+ * Default groups whose figures cost the scan requests of their own: asked only while written
+ * (BUCKET_METRICS empty, `default`, `all`, or the group named).
+ */
+export const SCANNED_DEFAULT_GROUPS = ['multipart'] as const
+type ScannedDefaultGroup = (typeof SCANNED_DEFAULT_GROUPS)[number]
+
+/**
+ * What a scan folds or asks the store, one switch per group whose figures cost work of their own:
+ * - `multipart` (a default group): the incomplete uploads (s3: ListMultipartUploads, which
+ *   `hidden` needs too);
  * - `age`: bytes and objects per last-modified age band, and per storage class and band;
  * - `hidden`: noncurrent versions per age band, expired delete markers, and the bytes of incomplete
  *   multipart uploads (ListParts) with the stale ones (their count and oldest start are `multipart`'s,
@@ -23,10 +32,11 @@ export type OptInBucketGroup = (typeof OPT_IN_BUCKET_GROUPS)[number]
  * - `index`: rgw's index shards and their fill;
  * - `usage_log`: rgw's usage log (one GET /admin/usage a scan, which can be large).
  */
-export type ScanFolds = Readonly<Record<OptInBucketGroup, boolean>>
+export type ScanFolds = Readonly<Record<OptInBucketGroup | ScannedDefaultGroup, boolean>>
 
 /** Every fold: what a source does when it is not told otherwise (tests, benches). */
 export const ALL_FOLDS: ScanFolds = Object.freeze({
+  multipart: true,
   age: true,
   hidden: true,
   prefixes: true,
@@ -36,17 +46,19 @@ export const ALL_FOLDS: ScanFolds = Object.freeze({
 })
 
 /**
- * The folds BUCKET_METRICS asks for: an opt-in group is folded when it is named or `all` is.
+ * The folds BUCKET_METRICS asks for: an opt-in group is folded when it is named or `all` is, a
+ * default one also when BUCKET_METRICS is empty or names `default`.
  * (Unknown names are refused where the groups are declared, src/collectors/usage-exposition.ts.)
  */
 export function scanFoldsOf(bucketMetrics: string): ScanFolds {
   const words = new Set(bucketMetricWords(bucketMetrics))
   const all = words.has('all')
+  const defaults = all || words.size === 0 || words.has('default')
   return Object.freeze(
-    Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, all || words.has(group)])) as Record<
-      OptInBucketGroup,
-      boolean
-    >,
+    Object.fromEntries([
+      ...OPT_IN_BUCKET_GROUPS.map((group) => [group, all || words.has(group)]),
+      ...SCANNED_DEFAULT_GROUPS.map((group) => [group, defaults || words.has(group)]),
+    ]) as Record<OptInBucketGroup | ScannedDefaultGroup, boolean>,
   )
 }
 

@@ -1,8 +1,15 @@
 /*
- * Settings that do nothing because BUCKET_METRICS leaves their group out (the operator's first
- * hour: no silent traps): start-up warns naming them, check-config prints the same line.
+ * Settings that do nothing because BUCKET_METRICS leaves their group out or the source cannot give
+ * it, and groups named that the source cannot give (the operator's first hour: no silent traps):
+ * start-up warns naming them, check-config prints the same line.
  */
-import { OPT_IN_BUCKET_GROUPS, type OptInBucketGroup, scanFoldsOf } from './bucket-groups.js'
+import { SOURCES } from '../scanner/sources/list.js'
+import {
+  bucketMetricWords,
+  OPT_IN_BUCKET_GROUPS,
+  type OptInBucketGroup,
+  scanFoldsOf,
+} from './bucket-groups.js'
 import type { Env } from './schema.js'
 import { otherSourceVariables } from './source-checks.js'
 
@@ -26,35 +33,78 @@ export const GROUP_VARIABLES: Readonly<
   usage_log: [],
 }
 
-/** Variables set for an opt-in group that BUCKET_METRICS leaves out, by group. */
+/**
+ * Variables set for an opt-in group that nothing reads, by group: BUCKET_METRICS leaves the group
+ * out, or the chosen source cannot give its figures at all (`notGiven` then says why).
+ */
 export interface UnusedGroupSettings {
   readonly group: OptInBucketGroup
   readonly variables: readonly string[]
+  readonly notGiven?: string
+}
+
+/** An opt-in group named in BUCKET_METRICS that the chosen source cannot give, and why. */
+export interface GroupNotGiven {
+  readonly group: OptInBucketGroup
+  readonly reason: string
+}
+
+function groupsNotGivenBy(
+  raw: Pick<Env, 'BUCKETS_SOURCE'>,
+): Readonly<Partial<Record<OptInBucketGroup, string>>> {
+  return SOURCES.find((source) => source.name === raw.BUCKETS_SOURCE)?.groupsNotGiven ?? {}
 }
 
 /**
  * The groups whose variables are set (`set`: the names given, by any means) to something but their
- * off value while BUCKET_METRICS leaves the group out; not those of another source, which
- * start-up names already (source-checks.ts).
+ * off value while BUCKETS_SOURCE cannot give the group or BUCKET_METRICS leaves it out; not those
+ * of another source, which start-up names already (source-checks.ts).
  */
 export function unusedGroupSettings(raw: Env, set: ReadonlySet<string>): UnusedGroupSettings[] {
   const folds = scanFoldsOf(raw.BUCKET_METRICS)
+  const notGiven = groupsNotGivenBy(raw)
   const ignored = otherSourceVariables(raw, set)
   const values: Readonly<Record<string, unknown>> = raw
   return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
-    if (folds[group]) return []
+    const reason = notGiven[group]
+    if (folds[group] && reason === undefined) return []
     const variables = GROUP_VARIABLES[group]
       .filter(
         ({ variable, off }) => set.has(variable) && !ignored.includes(variable) && values[variable] !== off,
       )
       .map(({ variable }) => variable)
-    return variables.length > 0 ? [{ group, variables }] : []
+    if (variables.length === 0) return []
+    return [reason === undefined ? { group, variables } : { group, variables, notGiven: reason }]
+  })
+}
+
+/**
+ * The opt-in groups BUCKET_METRICS names (by name: `all` means whatever the source gives) that
+ * BUCKETS_SOURCE cannot give: their families would stay empty, which start-up says.
+ */
+export function groupsNamedNotGiven(raw: Pick<Env, 'BUCKETS_SOURCE' | 'BUCKET_METRICS'>): GroupNotGiven[] {
+  const notGiven = groupsNotGivenBy(raw)
+  const named = new Set(bucketMetricWords(raw.BUCKET_METRICS))
+  return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
+    const reason = notGiven[group]
+    return named.has(group) && reason !== undefined ? [{ group, reason }] : []
   })
 }
 
 /** The one line that names them, for the log and check-config. */
-export function unusedGroupWarning(unused: UnusedGroupSettings, bucketMetrics: string): string {
-  const asked = bucketMetrics.trim() === '' ? 'default' : bucketMetrics
+export function unusedGroupWarning(
+  unused: UnusedGroupSettings,
+  config: Pick<Env, 'BUCKETS_SOURCE' | 'BUCKET_METRICS'>,
+): string {
   const them = unused.variables.length > 1 ? 'them' : 'it'
-  return `${unused.variables.join(', ')} set, but BUCKET_METRICS leaves out the ${unused.group} group, so nothing reads ${them}: add ${unused.group} (BUCKET_METRICS=${asked},${unused.group}) or remove ${them}`
+  const variables = unused.variables.join(', ')
+  if (unused.notGiven !== undefined)
+    return `${variables} set, but BUCKETS_SOURCE=${config.BUCKETS_SOURCE} gives no ${unused.group} figures (${unused.notGiven}), so nothing reads ${them}: remove ${them}`
+  const asked = config.BUCKET_METRICS.trim() === '' ? 'default' : config.BUCKET_METRICS
+  return `${variables} set, but BUCKET_METRICS leaves out the ${unused.group} group, so nothing reads ${them}: add ${unused.group} (BUCKET_METRICS=${asked},${unused.group}) or remove ${them}`
+}
+
+/** The line for a group named that the source cannot give. */
+export function groupNotGivenWarning(notGiven: GroupNotGiven, source: string): string {
+  return `BUCKET_METRICS names ${notGiven.group}, but BUCKETS_SOURCE=${source} gives none of its figures (${notGiven.reason}): its families stay empty`
 }

@@ -6,7 +6,7 @@ import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
-import { unusedGroupSettings } from './group-settings.js'
+import { groupsNamedNotGiven, unusedGroupSettings } from './group-settings.js'
 import { checkRequirements } from './requirements.js'
 import {
   CREDENTIAL_URL_VARIABLES,
@@ -74,6 +74,8 @@ export interface LoadedConfig {
   readonly otherSourceVariables: readonly string[]
   /** Variables set for an opt-in BUCKET_METRICS group it leaves out (nothing reads them), by group. */
   readonly unusedGroupSettings: ReturnType<typeof unusedGroupSettings>
+  /** Opt-in groups BUCKET_METRICS names that BUCKETS_SOURCE cannot give. */
+  readonly groupsNotGiven: ReturnType<typeof groupsNamedNotGiven>
   /** The active source, its endpoint, the bucket selection, the interval and drives: the start-up line. */
   readonly summary: StartupSummary
   /**
@@ -167,6 +169,7 @@ export function loadConfiguration(
     warnings,
     otherSourceVariables: otherSourceVariables(raw, values.keys()),
     unusedGroupSettings: unusedGroupSettings(raw, new Set(values.keys())),
+    groupsNotGiven: groupsNamedNotGiven(raw),
     summary: startupSummary(raw, config.DRIVES),
     effective: Object.freeze({ ...raw }),
     origins: new Map([...values].map(([name, value]) => [name, value.origin ?? 'the environment'])),

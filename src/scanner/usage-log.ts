@@ -92,6 +92,26 @@ export function advanceUsageLog(previous: UsageLog | undefined, hours: UsageLogH
   }
 }
 
+/**
+ * Where the next read of the log may start (epoch seconds, an hour's start), from the buckets'
+ * previous counters; undefined when none has any (the first read: the whole log seeds them).
+ * RGW writes an entry into the hour it is in, so whatever grew since the previous scan lies in
+ * hours at or after the newest hour that scan saw; one hour before it is kept as a margin for the
+ * two clocks and for entries RGW flushes late. Older hours are closed (advanceUsageLog ignores
+ * them), and reading them again every scan would make the answer grow with the log's age until
+ * it passes RGW_MAX_RESPONSE_BYTES. A bucket first seen in such a read starts its counters at what
+ * the read holds.
+ */
+export function usageLogReadStart(previous: Iterable<UsageLog | undefined>): number | undefined {
+  let newest: number | undefined
+  for (const log of previous)
+    for (const hour of log?.recent ?? []) if (newest === undefined || hour.epoch > newest) newest = hour.epoch
+  if (newest === undefined) return undefined
+  return Math.max(0, Math.floor(newest / HOUR_SECONDS) * HOUR_SECONDS - HOUR_SECONDS)
+}
+
+const HOUR_SECONDS = 3600
+
 /** At most USAGE_LOG_MAX_CATEGORIES categories (by name), so the record stays within its schema. */
 function bounded(totals: Record<string, UsageLogFigures>): Record<string, UsageLogFigures> {
   const names = Object.keys(totals).sort()

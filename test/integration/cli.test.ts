@@ -374,6 +374,20 @@ describe('objstore-exporter command line on Ceph RGW', { timeout: 10 * 60_000 },
     const shown = settings(run)
     assert.deepEqual(shown.get('BUCKETS_SOURCE'), { value: 'rgw', origin: '--source' })
     assert.ok(!run.stdout.includes(cluster.secretAccessKey))
+    // rgw lists no keys: naming prefixes, or setting its variables, is said rather than ignored.
+    const prefixes = await runCommand(
+      ['check-config', '--source', 'rgw'],
+      { ...rgwSourceEnv(cluster, 's3'), BUCKET_METRICS: 'default,prefixes', PREFIX_DEPTH: '2' },
+      folder,
+    )
+    assert.equal(prefixes.code, 0, prefixes.stderr)
+    assert.deepEqual(
+      prefixes.stderr.split('\n').filter((line) => line.includes('prefixes')),
+      [
+        'objstore-exporter: warning: PREFIX_DEPTH set, but BUCKETS_SOURCE=rgw gives no prefixes figures (it reads counters and lists no keys), so nothing reads it: remove it',
+        'objstore-exporter: warning: BUCKET_METRICS names prefixes, but BUCKETS_SOURCE=rgw gives none of its figures (it reads counters and lists no keys): its families stay empty',
+      ],
+    )
     const refused = await runCommand(['check-config', '--source', 'rgw'], { BUCKETS_SOURCE: 'rgw' }, folder)
     assert.equal(refused.code, 2)
     assert.ok(

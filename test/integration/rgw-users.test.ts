@@ -202,6 +202,22 @@ describe('RGW users and usage log against Ceph RGW', { timeout: 10 * 60_000 }, (
     )
   })
 
+  it('usage log: a later read asks RGW only for the hours from the start given (a UTC hour)', async () => {
+    const client = new RgwAdminClient({
+      endpoint: cluster.endpoint,
+      region: cluster.region,
+      credentials: cluster,
+    })
+    const whole = await client.usageLog(AbortSignal.timeout(60_000))
+    const epochs = [...(whole.get('alice-b')?.keys() ?? [])].sort((a, b) => a - b)
+    const newest = epochs.at(-1)
+    assert.ok(newest !== undefined, 'alice-b has usage log entries')
+    const from = (start: number) => client.usageLog(AbortSignal.timeout(60_000), start)
+    // From its own hour, the newest hour is there, with the same figures; from the next hour, not.
+    assert.deepEqual((await from(newest)).get('alice-b')?.get(newest), whole.get('alice-b')?.get(newest))
+    assert.equal((await from(newest + 3600)).get('alice-b')?.get(newest), undefined)
+  })
+
   it('usage log: counters grow by what was done, never down when RGW trims the log; the state file keeps them', async () => {
     const stateFile = join(scratch, 'state.json')
     const running = await start({ BUCKET_METRICS: 'default,usage_log', STATE_FILE: stateFile })

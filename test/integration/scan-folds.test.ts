@@ -116,6 +116,17 @@ test('default groups: no ListParts, no settings requests; the state file holds o
   assert.equal(findSamples(scrape, 'objstore_bucket_multipart_uploads_incomplete_bytes').length, 0)
 })
 
+test('multipart left out: no ListMultipartUploads request, no upload figures; hidden alone still lists them', async (t) => {
+  const without = await scanWith(t, 'usage,versions,scan')
+  assert.equal(without.requests.ListMultipartUploads, undefined)
+  assert.equal('multipart' in without.usage, false)
+  assert.equal(findSamples(without.scrape, 'objstore_bucket_multipart_uploads_incomplete').length, 0)
+  // hidden's upload bytes need the listing: asked for, it is made.
+  const hidden = await scanWith(t, 'usage,scan,hidden')
+  assert.equal(hidden.requests.ListMultipartUploads, 1)
+  assert.equal((hidden.usage.multipart as Record<string, unknown> | undefined)?.bytes, 12_011)
+})
+
 test('hidden: ListParts per upload and the hidden figures, exactly; still no settings requests', async (t) => {
   const { requests, usage, scrape } = await scanWith(t, 'default,hidden')
   assert.deepEqual(optInRequests(requests), { ListParts: 2 })
@@ -202,7 +213,7 @@ test('fs: the default groups fold no age bands and no prefixes; named, exactly',
   )
 })
 
-test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming them; check-config too', async (t) => {
+test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming them; check-config and scan --once too', async (t) => {
   const cwd = await scratchFolder(t, 'objstore-scan-folds-warn-')
   const env = {
     LOG_MODE: 'json',
@@ -226,6 +237,16 @@ test('settings of a group BUCKET_METRICS leaves out: one warning a group, naming
   const check = await runCommand(['check-config'], env, cwd)
   assert.equal(check.code, 0, check.stderr)
   assert.ok(check.stderr.split('\n').includes(`objstore-exporter: warning: ${line}`), check.stderr)
+  // scan --once logs it too (stderr, as JSON lines: stdout holds only the result).
+  const scan = await runCommand(['scan', '--once', '--format', 'json'], env, cwd)
+  assert.equal(scan.code, 0, scan.stderr)
+  const scanWarnings = scan.stderr
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .map((text) => JSON.parse(text) as { msg?: string; level?: number })
+    .filter((entry) => entry.msg === line)
+  assert.equal(scanWarnings.length, 1, scan.stderr)
+  assert.equal(scanWarnings[0]?.level, 40)
   // Named, the group reads them: no warning.
   const named = await runCommand(['check-config'], { ...env, BUCKET_METRICS: 'usage,scan,prefixes' }, cwd)
   assert.equal(named.code, 0, named.stderr)

@@ -10,7 +10,12 @@ import {
   readUsers,
   type UserReader,
 } from '../../src/scanner/sources/rgw/users.js'
-import { advanceUsageLog, type UsageLogFigures, type UsageLogHours } from '../../src/scanner/usage-log.js'
+import {
+  advanceUsageLog,
+  type UsageLogFigures,
+  type UsageLogHours,
+  usageLogReadStart,
+} from '../../src/scanner/usage-log.js'
 import { userScanProblem } from '../../src/scanner/user-usage.js'
 
 // Real answers of Ceph 16.2's admin API (alice: a user quota of 1,000,000 bytes, which RGW rounds
@@ -281,5 +286,51 @@ describe('rgw usage log: counters that never go down', () => {
     )
     // Hour 1 is closed (ignored); hour 5 went from 3 to 1: trimmed and written again, 1 new; hour 6: 1 more.
     assert.equal(next.totals.put_obj?.ops, 3 + 3 + 1 + 1)
+  })
+
+  it('a later read starts an hour before the newest hour seen, and a windowed read counts as the whole log would', () => {
+    assert.equal(usageLogReadStart([]), undefined)
+    assert.equal(usageLogReadStart([undefined, advanceUsageLog(undefined, new Map())]), undefined)
+    // Each bucket's whole log, as the first scan read it.
+    const whole = {
+      busy: hours({
+        [H]: { put_obj: figures(9) },
+        [7 * H]: { put_obj: figures(2) },
+        [8 * H]: { put_obj: figures(1) },
+      }),
+      quiet: hours({ [2 * H]: { get_obj: figures(5) }, [3 * H]: { get_obj: figures(1) } }),
+    }
+    const first = {
+      busy: advanceUsageLog(undefined, whole.busy),
+      quiet: advanceUsageLog(undefined, whole.quiet),
+    }
+    const start = usageLogReadStart(Object.values(first))
+    assert.equal(start, 7 * H)
+    // Then: hour 8 grows, hour 9 is new for busy, quiet gets an entry in hour 9. The window from
+    // `start` holds hours 7 to 9 of busy and hour 9 of quiet; the whole log still holds the old ones.
+    const later = {
+      busy: hours({
+        [H]: { put_obj: figures(9) },
+        [7 * H]: { put_obj: figures(2) },
+        [8 * H]: { put_obj: figures(3) },
+        [9 * H]: { put_obj: figures(1) },
+      }),
+      quiet: hours({
+        [2 * H]: { get_obj: figures(5) },
+        [3 * H]: { get_obj: figures(1) },
+        [9 * H]: { get_obj: figures(4) },
+      }),
+    }
+    const windowed = (bucket: keyof typeof later) =>
+      new Map([...later[bucket]].filter(([epoch]) => epoch >= (start ?? 0)))
+    // The same counters (the hours kept to compare with may differ: the window lacks closed ones).
+    for (const bucket of ['busy', 'quiet'] as const)
+      assert.deepEqual(
+        advanceUsageLog(first[bucket], windowed(bucket)).totals,
+        advanceUsageLog(first[bucket], later[bucket]).totals,
+        bucket,
+      )
+    assert.equal(advanceUsageLog(first.busy, windowed('busy')).totals.put_obj?.ops, 9 + 2 + 3 + 1)
+    assert.equal(advanceUsageLog(first.quiet, windowed('quiet')).totals.get_obj?.ops, 6 + 4)
   })
 })

@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { ALL_FOLDS, OPT_IN_BUCKET_GROUPS, scanFoldsOf } from '../../src/config/bucket-groups.js'
-import { GROUP_VARIABLES, unusedGroupWarning } from '../../src/config/group-settings.js'
+import {
+  GROUP_VARIABLES,
+  type GroupNotGiven,
+  groupNotGivenWarning,
+  type UnusedGroupSettings,
+  unusedGroupWarning,
+} from '../../src/config/group-settings.js'
 import { loadConfig, loadConfiguration } from '../../src/config/load.js'
 import { envSchema } from '../../src/config/schema.js'
 import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
@@ -14,15 +20,20 @@ import { VersionListingFold } from '../../src/scanner/version-listing.js'
 const NOW = 1_780_000_000_000
 const DAY = 86_400_000
 
-test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or with all', () => {
-  const none = Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, false]))
-  assert.deepEqual(scanFoldsOf(''), none)
-  assert.deepEqual(scanFoldsOf('default'), none)
+test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or with all, multipart unless left out', () => {
+  const none = {
+    ...Object.fromEntries(OPT_IN_BUCKET_GROUPS.map((group) => [group, false])),
+    multipart: false,
+  }
+  const defaults = { ...none, multipart: true }
+  assert.deepEqual(scanFoldsOf(''), defaults)
+  assert.deepEqual(scanFoldsOf('default'), defaults)
   assert.deepEqual(scanFoldsOf('usage,sizes'), none)
+  assert.deepEqual(scanFoldsOf('usage,multipart'), defaults)
   assert.deepEqual(scanFoldsOf('all'), ALL_FOLDS)
-  assert.deepEqual(scanFoldsOf('default,hidden,prefixes'), { ...none, hidden: true, prefixes: true })
+  assert.deepEqual(scanFoldsOf('default,hidden,prefixes'), { ...defaults, hidden: true, prefixes: true })
   assert.deepEqual(loadConfig({ BUCKET_METRICS: 'default,age' }, { dotenvPath: false }).SCAN_FOLDS, {
-    ...none,
+    ...defaults,
     age: true,
   })
 })
@@ -105,7 +116,52 @@ test('variables of an opt-in group that is off are named, by group; their off va
     [],
   )
   assert.equal(
-    unusedGroupWarning({ group: 'info', variables: ['BUCKET_TAG_LABELS'] }, ''),
+    unusedGroupWarning(
+      { group: 'info', variables: ['BUCKET_TAG_LABELS'] },
+      { BUCKETS_SOURCE: 's3', BUCKET_METRICS: '' },
+    ),
     'BUCKET_TAG_LABELS set, but BUCKET_METRICS leaves out the info group, so nothing reads it: add info (BUCKET_METRICS=default,info) or remove it',
+  )
+})
+
+test('a group the source cannot give: its variables are named whatever BUCKET_METRICS says, and naming it is too', () => {
+  const rgw = (env: Record<string, string>) =>
+    loadConfiguration(
+      { BUCKETS_SOURCE: 'rgw', S3_ENDPOINT: 'http://127.0.0.1:1', ...env },
+      { dotenvPath: false },
+    )
+  // Adding prefixes to BUCKET_METRICS would not help: rgw lists no keys.
+  for (const BUCKET_METRICS of ['', 'all', 'default,prefixes']) {
+    const loaded = rgw({ PREFIX_DEPTH: '2', BUCKET_METRICS })
+    assert.deepEqual(loaded.unusedGroupSettings, [
+      { group: 'prefixes', variables: ['PREFIX_DEPTH'], notGiven: 'it reads counters and lists no keys' },
+    ])
+    assert.equal(
+      unusedGroupWarning(loaded.unusedGroupSettings[0] as UnusedGroupSettings, loaded.config),
+      'PREFIX_DEPTH set, but BUCKETS_SOURCE=rgw gives no prefixes figures (it reads counters and lists no keys), so nothing reads it: remove it',
+    )
+  }
+  // Named, a group the source cannot give is said; `all` means what the source gives.
+  const named = rgw({ BUCKET_METRICS: 'default,age,index' })
+  assert.deepEqual(named.groupsNotGiven, [
+    { group: 'age', reason: 'it reads counters and lists no keys, so it sees no object dates' },
+  ])
+  assert.equal(
+    groupNotGivenWarning(named.groupsNotGiven[0] as GroupNotGiven, 'rgw'),
+    'BUCKET_METRICS names age, but BUCKETS_SOURCE=rgw gives none of its figures (it reads counters and lists no keys, so it sees no object dates): its families stay empty',
+  )
+  assert.deepEqual(rgw({ BUCKET_METRICS: 'all' }).groupsNotGiven, [])
+  const fs = loadConfiguration({ BUCKET_METRICS: 'usage,hidden,usage_log,prefixes' }, { dotenvPath: false })
+  assert.deepEqual(
+    fs.groupsNotGiven.map(({ group }) => group),
+    ['hidden', 'usage_log'],
+  )
+  const s3 = loadConfiguration(
+    { BUCKETS_SOURCE: 's3', BUCKET_METRICS: 'index,hidden,info' },
+    { dotenvPath: false },
+  )
+  assert.deepEqual(
+    s3.groupsNotGiven.map(({ group }) => group),
+    ['index'],
   )
 })

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { DEFAULT_PORT } from '../default-port.js'
 import { describedPattern } from '../schema-helpers.js'
 
 /** HTTP server and exposition settings. */
@@ -12,10 +13,10 @@ export const serverEnv = {
     description: 'Address to listen on.',
   }),
   PORT: Type.Integer({
-    default: 9786,
+    default: DEFAULT_PORT,
     minimum: 1,
     maximum: 65535,
-    description: 'TCP port of the HTTP server (9786, in the exporter range 9100-9999).',
+    description: `TCP port of the HTTP server (${DEFAULT_PORT}, in the exporter range 9100-9999).`,
   }),
   METRICS_PATH: Type.String({
     default: '/metrics',

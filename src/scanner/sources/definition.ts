@@ -1,5 +1,6 @@
 import type { TProperties } from '@sinclair/typebox'
 import type { Logger } from 'pino'
+import type { OptInBucketGroup } from '../../config/bucket-groups.js'
 import type { Requirement } from '../../config/schema-helpers.js'
 import type { UsageSource } from './types.js'
 
@@ -35,6 +36,11 @@ export interface SourceDefinition<Name extends string, Settings, Variables, Env 
    * "unset": their default points somewhere else (an empty S3_ENDPOINT would mean AWS S3).
    */
   readonly emptyRefused: readonly { readonly variable: string; readonly reason: string }[]
+  /**
+   * The opt-in BUCKET_METRICS groups whose figures it cannot give, each with why ("it lists no
+   * keys"): named in BUCKET_METRICS, or their variables set, start-up says nothing will come of it.
+   */
+  readonly groupsNotGiven: Readonly<Partial<Record<OptInBucketGroup, string>>>
   /** Where it reads from, as the start-up line shows it (without credentials). */
   where(settings: Settings): string
   /** The source, its implementation imported now. */

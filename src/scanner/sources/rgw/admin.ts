@@ -169,9 +169,13 @@ export class RgwAdminClient {
     )
   }
 
-  /** The usage log, every entry (hour, owner, bucket, category); cap `usage=read`. */
-  async usageLog(signal?: AbortSignal): Promise<RgwUsageLog> {
-    const query = { 'show-entries': 'true', 'show-summary': 'false', format: 'json' }
+  /**
+   * The usage log's entries (hour, owner, bucket, category), those of hours from `start` (epoch
+   * seconds) on when given, else all; cap `usage=read`. RGW reads `start` as a UTC date and time.
+   */
+  async usageLog(signal?: AbortSignal, start?: number): Promise<RgwUsageLog> {
+    const query: Record<string, string> = { 'show-entries': 'true', 'show-summary': 'false', format: 'json' }
+    if (start !== undefined) query.start = new Date(start * 1000).toISOString().replace('T', ' ').slice(0, 19)
     return parseUsageLog(await this.#get('Usage', 'usage', query, signal, 'usage=read'))
   }
 

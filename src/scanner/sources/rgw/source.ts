@@ -4,7 +4,7 @@ import { ALL_FOLDS, type ScanFolds } from '../../../config/bucket-groups.js'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { boundedValue } from '../../bucket-settings.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from '../../retry.js'
-import { advanceUsageLog, type UsageLog } from '../../usage-log.js'
+import { advanceUsageLog, type UsageLog, usageLogReadStart } from '../../usage-log.js'
 import { RequestCounter } from '../request-counter.js'
 import {
   type BeginScanOptions,
@@ -116,9 +116,14 @@ class RgwUsageSource implements UsageSource {
 
   async beginScan({ signal, fixedBuckets, previous }: BeginScanOptions) {
     const stats = await this.#call(BUCKET_STATS, signal, () => this.#client.listBucketStatsEntries(signal))
-    const usageLog = this.#folds.usage_log ? await this.#readUsageLog(signal) : undefined
     const byName = new Map<string, RgwStatsEntry>()
     for (const entry of stats) byName.set(bucketName(entry), entry)
+    const usageLog = this.#folds.usage_log
+      ? await this.#readUsageLog(
+          signal,
+          usageLogReadStart([...byName.keys()].map((bucket) => previous?.(bucket)?.usageLog)),
+        )
+      : undefined
     const round: ScanRound = {
       buckets: fixedBuckets ?? [...byName.keys()],
       measure: async (bucket) => {
@@ -154,9 +159,9 @@ class RgwUsageSource implements UsageSource {
    * The usage log, or why it was not read: refused (no `usage=read` cap) drops the counters, any
    * other failure keeps the last ones. Logged once per reason; the buckets' figures do not wait on it.
    */
-  async #readUsageLog(signal: AbortSignal): Promise<UsageLogRead> {
+  async #readUsageLog(signal: AbortSignal, start: number | undefined): Promise<UsageLogRead> {
     try {
-      const log = await this.#call(USAGE_LOG, signal, () => this.#client.usageLog(signal))
+      const log = await this.#call(USAGE_LOG, signal, () => this.#client.usageLog(signal, start))
       if (this.#usageLogFailure !== undefined) this.#options.logger?.info('RGW usage log read again')
       this.#usageLogFailure = undefined
       return { log }

@@ -27,6 +27,10 @@ export const s3Source = defineSource({
         "set but empty; with BUCKETS_SOURCE=s3 that would mean AWS S3 (and send the access key id there): set the store's URL, or remove the variable to use AWS S3",
     },
   ],
+  groupsNotGiven: {
+    index: "the index is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)",
+    usage_log: "the usage log is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)",
+  },
   where: (settings: S3Settings) =>
     settings.S3_ENDPOINT === ''
       ? `AWS S3 (region ${settings.S3_REGION})`
@@ -46,6 +50,7 @@ export const s3Source = defineSource({
       prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,
       ages: settings.SCAN_FOLDS.age,
       hidden: settings.SCAN_FOLDS.hidden,
+      uploads: settings.SCAN_FOLDS.multipart || settings.SCAN_FOLDS.hidden,
       maxResponseBytes: settings.S3_MAX_RESPONSE_BYTES,
       caFile: settings.S3_CA_FILE,
       bucketSettings: settings.SCAN_FOLDS.info && settings.S3_BUCKET_SETTINGS,

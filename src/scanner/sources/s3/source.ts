@@ -31,6 +31,11 @@ export interface S3SourceOptions extends S3ClientOptions {
    * the bytes of incomplete uploads; off, no ListParts request is made.
    */
   readonly hidden?: boolean
+  /**
+   * Incomplete uploads listed (ListMultipartUploads), for the `multipart` group and `hidden`'s
+   * upload bytes (default true); off, the record has no multipart part and no request is made.
+   */
+  readonly uploads?: boolean
   /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
   readonly bucketSettings?: boolean
   readonly tagLabels?: ReadonlyMap<string, string>
@@ -47,7 +52,8 @@ const SPLIT_AFTER_PAGES = 2
 
 /**
  * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
- * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads and, with the
+ * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads (with the
+ * `multipart` or `hidden` group) and, with the
  * `hidden` group, ListParts (multipart.ts). A store
  * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
  * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
@@ -137,21 +143,24 @@ class S3UsageSource implements UsageSource {
     }
     usage ??= await this.#foldCurrent(bucket, signal, startedMs, slots)
     if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
-    const multipart = await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
-      measureMultipart({
-        client: this.#client,
-        bucket,
-        signal,
-        send: (action, callSignal, call) => this.#send(action, callSignal, call),
-        startedMs,
-        maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
-        staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
-        hidden: this.#options.hidden ?? true,
-        listParts: !this.#unsupported.has('ListParts'),
-        onListPartsUnsupported: () =>
-          this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
-      }),
-    )
+    const multipart =
+      this.#options.uploads === false
+        ? undefined
+        : await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
+            measureMultipart({
+              client: this.#client,
+              bucket,
+              signal,
+              send: (action, callSignal, call) => this.#send(action, callSignal, call),
+              startedMs,
+              maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
+              staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+              hidden: this.#options.hidden ?? true,
+              listParts: !this.#unsupported.has('ListParts'),
+              onListPartsUnsupported: () =>
+                this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
+            }),
+          )
     const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
     return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
   }
