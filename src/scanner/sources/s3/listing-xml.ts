@@ -21,7 +21,7 @@
  */
 
 import { ownString } from '../../own-string.js'
-import { rfc3339Ms } from './rfc3339.js'
+import { rfc3339Ms, usualRfc3339Ms } from './rfc3339.js'
 
 /** One `<Contents>`, `<Version>` or `<DeleteMarker>`: the fields the scan folds. */
 export interface ListedEntry {
@@ -163,7 +163,8 @@ class ListingReader {
           break
         case 76: // L
           if (fields & MODIFIED && this.#named(at, 'LastModified')) {
-            modifiedMs = this.#time(this.#once(modifiedMs, 'LastModified'), at)
+            if (modifiedMs !== undefined) this.#fail('<LastModified> given twice in one entry')
+            modifiedMs = this.#plainTime(at) ?? this.#time(this.#leaf('LastModified'), at)
             continue
           }
           break
@@ -175,7 +176,8 @@ class ListingReader {
           break
         case 83: // S
           if (fields & SIZE && this.#named(at, 'Size')) {
-            size = Number(this.#once(size, 'Size'))
+            if (size !== undefined) this.#fail('<Size> given twice in one entry')
+            size = this.#plainCount('Size') ?? Number(this.#leaf('Size'))
             continue
           }
           if (fields & CLASS && this.#named(at, 'StorageClass')) {
@@ -391,7 +393,60 @@ class ListingReader {
 
   /** Skips the element `name` at the position, checking its tags match. */
   #skip(name: string): void {
-    if (!this.#openTag()) this.#skipContent(name)
+    if (this.#openTag()) return
+    // An element of text only (ETag...): to its closing tag at once.
+    const x = this.#x
+    const end = x.indexOf('<', this.#i)
+    if (end > 0 && x.charCodeAt(end + 1) === SLASH) {
+      this.#i = end
+      this.#closeTag(name)
+    } else this.#skipContent(name)
+  }
+
+  /**
+   * `<name>digits</name>` at the position, up to 15 digits: its number, read in place (the
+   * position moves past it). Undefined for any other form, the position unmoved.
+   */
+  #plainCount(name: string): number | undefined {
+    const x = this.#x
+    const from = this.#i + name.length + 2
+    if (x.charCodeAt(from - 1) !== GT) return undefined
+    let value = 0
+    let at = from
+    for (; at < from + 16; at++) {
+      const digit = x.charCodeAt(at) - 48
+      if (!(digit >= 0 && digit <= 9)) break
+      value = value * 10 + digit
+    }
+    if (at === from || at - from > 15 || !this.#closesAt(at, name)) return undefined
+    this.#i = at + name.length + 3
+    return value
+  }
+
+  /**
+   * `<LastModified>` with a time in the usual form at the position: its time, read in place (the
+   * position moves past it). Undefined for any other form, the position unmoved.
+   */
+  #plainTime(at: number): number | undefined {
+    const x = this.#x
+    const from = at + 14
+    if (x.charCodeAt(from - 1) !== GT) return undefined
+    const end = x.indexOf('<', from)
+    if (end < 0 || !this.#closesAt(end, 'LastModified')) return undefined
+    const time = usualRfc3339Ms(x, from, end)
+    if (time !== undefined) this.#i = end + 15
+    return time
+  }
+
+  /** Whether `</name>` stands at `at`. */
+  #closesAt(at: number, name: string): boolean {
+    const x = this.#x
+    return (
+      x.charCodeAt(at) === LT &&
+      x.charCodeAt(at + 1) === SLASH &&
+      x.charCodeAt(at + 2 + name.length) === GT &&
+      x.startsWith(name, at + 2)
+    )
   }
 
   /** Skips to after `</name>` of the element whose opening tag was read. */

@@ -9,47 +9,52 @@
 const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)[tT](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([-+])(\d\d):(\d\d)|[zZ])$/
 
 export function rfc3339Ms(text: string): number | undefined {
-  // What stores send: 2026-01-02T03:04:05.678Z or without the fraction, read digit by digit.
-  const length = text.length
+  return usualRfc3339Ms(text, 0, text.length) ?? parsedMs(text)
+}
+
+/**
+ * The time in `text` from `from` to `end` when it has the form stores send,
+ * 2026-01-02T03:04:05.678Z or 2026-01-02T03:04:05Z, read digit by digit (and in range, from year
+ * 100); undefined otherwise, for rfc3339Ms to read the other forms.
+ */
+export function usualRfc3339Ms(text: string, from: number, end: number): number | undefined {
+  const length = end - from
   if (
-    (length === 24 ? text.charCodeAt(19) === 46 && digits(text, 20, 3) >= 0 : length === 20) &&
-    text.charCodeAt(length - 1) === 90 &&
-    text.charCodeAt(4) === 45 &&
-    text.charCodeAt(7) === 45 &&
-    text.charCodeAt(10) === 84 &&
-    text.charCodeAt(13) === 58 &&
-    text.charCodeAt(16) === 58
+    !(length === 24 ? text.charCodeAt(from + 19) === 46 && digits(text, from + 20, 3) >= 0 : length === 20) ||
+    text.charCodeAt(end - 1) !== 90 ||
+    text.charCodeAt(from + 4) !== 45 ||
+    text.charCodeAt(from + 7) !== 45 ||
+    text.charCodeAt(from + 10) !== 84 ||
+    text.charCodeAt(from + 13) !== 58 ||
+    text.charCodeAt(from + 16) !== 58
   ) {
-    const year = digits(text, 0, 4)
-    const month = digits(text, 5, 2)
-    const day = digits(text, 8, 2)
-    const hours = digits(text, 11, 2)
-    const minutes = digits(text, 14, 2)
-    const seconds = digits(text, 17, 2)
-    if (
-      year >= 100 &&
-      month >= 1 &&
-      month <= 12 &&
-      day >= 1 &&
-      day <= 31 &&
-      hours >= 0 &&
-      hours <= 23 &&
-      minutes >= 0 &&
-      minutes <= 59 &&
-      seconds >= 0 &&
-      seconds <= 60
-    ) {
-      const ms = length === 24 ? digits(text, 20, 3) : 0
-      return (
-        daysFromCivil(year, month, day) * 86_400_000 +
-        hours * 3_600_000 +
-        minutes * 60_000 +
-        seconds * 1000 +
-        ms
-      )
-    }
+    return undefined
   }
-  return parsedMs(text)
+  const year = digits(text, from, 4)
+  const month = digits(text, from + 5, 2)
+  const day = digits(text, from + 8, 2)
+  const hours = digits(text, from + 11, 2)
+  const minutes = digits(text, from + 14, 2)
+  const seconds = digits(text, from + 17, 2)
+  if (
+    year < 100 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 31 ||
+    hours < 0 ||
+    hours > 23 ||
+    minutes < 0 ||
+    minutes > 59 ||
+    seconds < 0 ||
+    seconds > 60
+  ) {
+    return undefined
+  }
+  const ms = length === 24 ? digits(text, from + 20, 3) : 0
+  return (
+    daysFromCivil(year, month, day) * 86_400_000 + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + ms
+  )
 }
 
 /**
