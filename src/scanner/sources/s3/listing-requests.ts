@@ -49,14 +49,12 @@ function sendListing(
   abortSignal: AbortSignal,
 ): Promise<ListingPage> {
   const sdk = sdkDeserializer(client)
-  const collect = client.config.streamCollector
   const readListing: Middleware = (next, context) => async (args) => {
     const result = await next(args)
     const response = result.response as RawResponse
     // As the SDK decides: 3xx and up are errors, for its own deserializer.
     if (response.statusCode >= 300) return sdk(() => Promise.resolve(result), context)(args)
-    const body = response.body
-    const bytes = body instanceof Uint8Array ? body : await collect(body as Parameters<typeof collect>[0])
+    const bytes = await bodyBytes(response.body)
     try {
       const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
       return { response, output: Object.assign(parseListing(kind, text), { $metadata: metadata(response) }) }
@@ -70,6 +68,23 @@ function sendListing(
     command.middlewareStack
   stack.add(readListing as never, deserializerMiddlewareOption)
   return client.send(command, { abortSignal }) as unknown as Promise<ListingPage>
+}
+
+/**
+ * The answer's bytes. S3's throw200Exceptions middleware has read the body already (bounded by
+ * client.ts's check) and handed it on as a stream of one buffer: that buffer is taken as it is,
+ * not copied once more as the SDK's stream collector would (a page is 0.2-1.5 MB, and buffers
+ * outside the heap wait for a collection to be freed: a copy less per page is less resident
+ * memory while a bucket is listed).
+ */
+async function bodyBytes(body: unknown): Promise<Uint8Array> {
+  if (body instanceof Uint8Array) return body
+  if (body === undefined || body === null) return new Uint8Array(0)
+  const chunks: Uint8Array[] = []
+  for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)
+  }
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks)
 }
 
 /** What the SDK's deserializer puts in every output; its retry middleware writes into it. */
