@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# objstore-exporter image: built with tsc, run with production dependencies only, as a non-root
+# objstore-exporter image: bundled with esbuild, run with production dependencies only, as a non-root
 # user, under tini (so SIGTERM reaches node and zombies are reaped).
 #
 #   docker build -t objstore-exporter:0.1.0 .
@@ -14,12 +14,13 @@
 
 ARG NODE_IMAGE=node:24-slim
 
-# --- build: compile TypeScript to dist/ ----------------------------------------------------------
+# --- build: bundle src/ into dist/ (scripts/build.mjs, esbuild) ---------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

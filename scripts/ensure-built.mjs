@@ -2,8 +2,9 @@
  * `npm start`'s prestart: makes sure dist/ holds a build of src/ before `node dist/main.js` runs.
  * Plain JavaScript with no dependency, so it runs where only production dependencies are installed
  * (`npm ci --omit=dev`): there dist/ comes from the build stage and is used as it is. In a clone
- * with dev dependencies (typescript), a missing build, or one older than a file of src/, is built
- * first, so `npm ci && npm start` works on a fresh clone and never runs stale code.
+ * with dev dependencies (esbuild, which scripts/build.mjs bundles with), a missing build, or one
+ * older than a file of src/ or than the build script, is built first, so `npm ci && npm start`
+ * works on a fresh clone and never runs stale code.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -12,7 +13,8 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const entry = join(root, 'dist', 'main.js')
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+const builder = join(root, 'scripts', 'build.mjs')
+const esbuild = join(root, 'node_modules', 'esbuild')
 
 /** The newest modification time under `folder` (0 when it does not exist); bounded by the tree. */
 function newestMtime(folder) {
@@ -28,28 +30,28 @@ function newestMtime(folder) {
 const built = existsSync(entry) ? statSync(entry).mtimeMs : 0
 const sources = Math.max(
   newestMtime(join(root, 'src')),
-  ...['tsconfig.json', 'tsconfig.build.json'].map((name) =>
+  ...['tsconfig.json', join('scripts', 'build.mjs')].map((name) =>
     existsSync(join(root, name)) ? statSync(join(root, name)).mtimeMs : 0,
   ),
 )
 const stale = built === 0 || sources > built
 
-if (stale && existsSync(tsc)) {
+if (stale && existsSync(builder) && existsSync(esbuild)) {
   process.stderr.write(
     `objstore-exporter: ${built === 0 ? 'no build yet' : 'src/ changed since the last build'}; building dist/ (npm run build)\n`,
   )
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+  const result = spawnSync(process.execPath, [builder], {
     stdio: 'inherit',
     cwd: root,
   })
   process.exit(result.status ?? 1)
 } else if (built === 0) {
   process.stderr.write(
-    'objstore-exporter: dist/main.js is missing and typescript is not installed: build where dev dependencies are (npm ci && npm run build), then copy dist/ beside package.json (see docs/cli.md)\n',
+    'objstore-exporter: dist/main.js is missing and esbuild is not installed: build where dev dependencies are (npm ci && npm run build), then copy dist/ beside package.json (see docs/cli.md)\n',
   )
   process.exit(1)
 } else if (stale) {
   process.stderr.write(
-    'objstore-exporter: warning: dist/ is older than src/ and typescript is not installed to rebuild it\n',
+    'objstore-exporter: warning: dist/ is older than src/ and esbuild is not installed to rebuild it\n',
   )
 }

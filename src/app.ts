@@ -8,6 +8,7 @@ import type { HttpsOptions } from './security/server-security.js'
 import { openApi } from './server/api/openapi.js'
 import { apiRoutes } from './server/api/routes.js'
 import { connectionLimit } from './server/connection-limits.js'
+import { lazySchemaCompilers } from './server/lazy-compilers.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
 import { loadShedding } from './server/plugins/load-shedding.js'
 import { securityHeaders } from './server/plugins/security-headers.js'
@@ -65,6 +66,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Fastify's default drops unknown properties silently: `?limt=10` would answer as if no limit
     // was asked. Kept, they fail the schemas' additionalProperties: false with a 400 naming them.
     ajv: { customOptions: { removeAdditional: false } },
+    // Each route's schemas compiled on its first request, not at start (see lazy-compilers.ts).
+    schemaController: lazySchemaCompilers,
     schemaErrorFormatter: describeSchemaErrors,
   }
   // With `https` Fastify builds an https.Server, typed as another FastifyInstance variant; routes

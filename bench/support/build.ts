@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /**
- * src/ compiled as `npm run build` compiles it (tsconfig.build.json), into a folder inside the
+ * src/ built as `npm run build` builds it (scripts/build.mjs: main.js, healthcheck.js and the
+ * worker threads bundled by esbuild), and beside it each module compiled on its own by tsc
+ * (tsconfig.build.json) for the benches that import one (`load`), into a folder inside the
  * repository so the compiled files resolve their imports against our node_modules. Benches
  * measure this, not src/ through tsx: under tsx every worker thread starts its own TypeScript
  * loader and child processes pay for compiling on start, costs a deployment does not have.
@@ -41,6 +43,14 @@ export function compile(folder: string): void {
     { encoding: 'utf8' },
   )
   if (tsc.status !== 0) throw new Error(`build failed: ${tsc.stdout}${tsc.stderr}`)
+  // The bundle over tsc's output: main.js and healthcheck.js become the bundled entries; the
+  // modules `load` imports stay tsc's, in their folders.
+  const bundle = spawnSync(
+    process.execPath,
+    [join(REPO, 'scripts/build.mjs'), '--outdir', join(folder, 'dist'), '--keep'],
+    { encoding: 'utf8' },
+  )
+  if (bundle.status !== 0) throw new Error(`bundle failed: ${bundle.stdout}${bundle.stderr}`)
   copyFileSync(join(REPO, 'package.json'), join(folder, 'package.json'))
 }
 

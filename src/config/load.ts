@@ -15,7 +15,7 @@ import {
   GUARDED_VARIABLES,
   SECRET_VARIABLES,
 } from './schema.js'
-import { type PropertySchema, patternMeaning } from './schema-helpers.js'
+import { UNOPTIMISED_AJV as ajv, describeExpected, type PropertySchema } from './schema-helpers.js'
 import {
   driveListText,
   emptyValueProblems,
@@ -154,7 +154,7 @@ export function loadConfiguration(
 
   let raw: Env | undefined
   try {
-    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false })
+    raw = envSchemaLoader<Env>({ schema: structuredClone(envSchema), data, env: false, dotenv: false, ajv })
   } catch (error) {
     const errors = (error as { errors?: AjvError[] }).errors
     if (!errors) throw error
@@ -277,26 +277,4 @@ function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string,
 function shownValue(name: string, value: string): string {
   if (SECRET_VARIABLES.has(name)) return '(value hidden)'
   return JSON.stringify(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
-}
-
-/** Says in words what a property accepts, from the same schema that validated it. */
-export function describeExpected(schema: PropertySchema): string {
-  if (schema.enum) return `one of ${schema.enum.join(', ')}`
-  const bounds: string[] = []
-  if (schema.minimum !== undefined) bounds.push(`>= ${schema.minimum}`)
-  if (schema.exclusiveMinimum !== undefined) bounds.push(`> ${schema.exclusiveMinimum}`)
-  if (schema.maximum !== undefined) bounds.push(`<= ${schema.maximum}`)
-  const range = bounds.length ? ` ${bounds.join(' and ')}` : ''
-  switch (schema.type) {
-    case 'integer':
-      return `an integer${range}`
-    case 'number':
-      return `a number${range}`
-    case 'boolean':
-      return 'true or false'
-    default:
-      if (schema.pattern) return patternMeaning(schema.pattern) ?? `a string matching ${schema.pattern}`
-      if (schema.minLength) return 'a non-empty string'
-      return 'a string'
-  }
 }

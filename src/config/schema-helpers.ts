@@ -1,4 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox'
+import type envSchemaLoader from 'env-schema'
 
 /** A string restricted to a fixed set; a plain JSON-schema enum gives Ajv one clear error. */
 export function StringEnum<const T extends readonly string[]>(
@@ -49,4 +50,41 @@ export interface Requirement<E = Record<string, unknown>> {
   readonly applies: (env: E) => boolean
   /** An environment that puts the exporter in that mode; the configuration tests sweep these. */
   readonly example: Readonly<Record<string, string>>
+}
+
+/** Says in words what a property accepts, from the same schema that validated it. */
+export function describeExpected(schema: PropertySchema): string {
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`
+  const bounds: string[] = []
+  if (schema.minimum !== undefined) bounds.push(`>= ${schema.minimum}`)
+  if (schema.exclusiveMinimum !== undefined) bounds.push(`> ${schema.exclusiveMinimum}`)
+  if (schema.maximum !== undefined) bounds.push(`<= ${schema.maximum}`)
+  const range = bounds.length ? ` ${bounds.join(' and ')}` : ''
+  switch (schema.type) {
+    case 'integer':
+      return `an integer${range}`
+    case 'number':
+      return `a number${range}`
+    case 'boolean':
+      return 'true or false'
+    default:
+      if (schema.pattern) return patternMeaning(schema.pattern) ?? `a string matching ${schema.pattern}`
+      if (schema.minLength) return 'a non-empty string'
+      return 'a string'
+  }
+}
+
+/**
+ * env-schema's Ajv, set for a schema compiled once per process and run once: no optimising passes
+ * over the code it generates (Ajv's code.optimize), and the schema not checked against the JSON
+ * Schema meta-schema (validateSchema), which compiles that meta-schema first: together about as
+ * much CPU as the rest of the compile. Both options are read at each compile. The unit tests check
+ * the schema against the meta-schema instead (test/unit/config-schema.test.ts).
+ */
+export const UNOPTIMISED_AJV: NonNullable<Parameters<typeof envSchemaLoader>[0]>['ajv'] = {
+  customOptions: (ajv) => {
+    ajv.opts.code.optimize = 0
+    ajv.opts.validateSchema = false
+    return ajv
+  },
 }

@@ -52,10 +52,9 @@ describe('production start: dist/ with npm ci --omit=dev', { timeout: 15 * 60_00
   let folder: string
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'objstore-production-'))
-    const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
     await run(
       process.execPath,
-      [tsc, '-p', 'tsconfig.build.json', '--outDir', join(folder, 'dist')],
+      [join(REPO_ROOT, 'scripts', 'build.mjs'), '--outdir', join(folder, 'dist')],
       REPO_ROOT,
     )
     for (const file of ['package.json', 'package-lock.json'])

@@ -24,6 +24,8 @@ export interface ProcessOptions {
   readonly user?: { readonly uid: number; readonly gid: number }
   /** Command-line arguments (`check-config`, `scan --once`...); none runs serve, as npm start does. */
   readonly args?: readonly string[]
+  /** A built entry (`dist/main.js` of `npm run build`) run by node itself, instead of src/main.ts through tsx. */
+  readonly entry?: string
 }
 
 /**
@@ -56,7 +58,8 @@ export function startExporterProcess(
   options: ProcessOptions = {},
 ): ExporterProcess {
   if (options.user) assertReadableBy(options.user)
-  const args = [...(options.nodeArgs ?? []), '--import', TSX, MAIN, ...(options.args ?? [])]
+  const main = options.entry === undefined ? ['--import', TSX, MAIN] : [options.entry]
+  const args = [...(options.nodeArgs ?? []), ...main, ...(options.args ?? [])]
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
