@@ -18,6 +18,7 @@
  * one side is given that side's `errorBytes`, the largest `capacity` are kept.
  */
 import type { PrefixSettings } from '../config/env/prefixes.js'
+import { ownString } from './own-string.js'
 
 export type { PrefixSettings }
 
@@ -116,19 +117,21 @@ export class PrefixSketch {
       slot.objects += objects
       this.#down(slot.at)
     } else if (this.#heap.length < this.#capacity) {
-      const added: Slot = { prefix, bytes, objects, at: this.#heap.length }
+      // Kept for the whole scan and in the record: never a view into a listing page's text.
+      const own = ownString(prefix)
+      const added: Slot = { prefix: own, bytes, objects, at: this.#heap.length }
       this.#heap.push(added)
-      this.#slots.set(prefix, added)
+      this.#slots.set(own, added)
       this.#up(added.at)
     } else {
       const smallest = this.#heap[0] as Slot
       this.#slots.delete(smallest.prefix)
       // The replaced prefix may have up to its bytes; so may every prefix no longer tracked.
       if (smallest.bytes > this.#errorBytes) this.#errorBytes = smallest.bytes
-      smallest.prefix = prefix
+      smallest.prefix = ownString(prefix)
       smallest.bytes += bytes
       smallest.objects = objects
-      this.#slots.set(prefix, smallest)
+      this.#slots.set(smallest.prefix, smallest)
       this.#down(0)
     }
   }

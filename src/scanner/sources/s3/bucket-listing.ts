@@ -1,11 +1,4 @@
-import {
-  ListObjectsV2Command,
-  type ListObjectsV2CommandOutput,
-  ListObjectVersionsCommand,
-  type ListObjectVersionsCommandOutput,
-  type ObjectVersion,
-  type S3Client,
-} from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
 import type { BucketUsage, UsageAccumulator } from '../../bucket-usage.js'
 import type { ListingSlots } from '../../listing-slots.js'
@@ -13,6 +6,8 @@ import { keyPrefix, type PrefixSettings } from '../../prefix-sketch.js'
 import type { VersionEntry, VersionListingFold } from '../../version-listing.js'
 import { objectSize } from './errors.js'
 import { type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
+import { listObjectsV2, listObjectVersions } from './listing-requests.js'
+import type { ListedEntry, ListingPage } from './listing-xml.js'
 import { type Marker, marker, pages, sameMarker } from './pages.js'
 import { listByRanges, type SplitSettings } from './ranged-listing.js'
 
@@ -39,7 +34,7 @@ export interface BucketListing {
 export function listCurrent(listing: BucketListing, newFold: () => UsageAccumulator): Promise<BucketUsage> {
   const { client, bucket, prefixes } = listing
   const action = `ListObjectsV2 ${bucket}`
-  return listByRanges<ListObjectsV2CommandOutput, UsageAccumulator>({
+  return listByRanges<ListingPage, UsageAccumulator>({
     ...shared(listing),
     newFold,
     pages: (range, signal) =>
@@ -47,34 +42,35 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
         action,
         request: (token: string | undefined) =>
           listing.send(action, signal, (abortSignal) =>
-            client.send(
-              new ListObjectsV2Command({
+            listObjectsV2(
+              client,
+              {
                 Bucket: bucket,
                 MaxKeys: PAGE_SIZE,
                 ContinuationToken: token,
                 ...(token === undefined && range.after !== undefined ? { StartAfter: range.after } : {}),
-              }),
-              { abortSignal },
+              },
+              abortSignal,
             ),
           ),
-        truncated: (page) => page.IsTruncated,
-        next: (page) => page.NextContinuationToken,
+        truncated: (page) => page.truncated,
+        next: (page) => page.nextContinuationToken,
       }),
     foldPage: (fold, page, range) => {
-      for (const object of page.Contents ?? []) {
-        const key = object.Key ?? ''
+      for (const object of page.contents) {
+        const key = object.key ?? ''
         if (pastRange(key, range)) return false
-        const size = objectSize(object.Size, action)
+        const size = objectSize(object.size, action)
         fold.add(
           size,
-          object.LastModified?.getTime() ?? Number.NaN,
-          object.StorageClass,
+          object.modifiedMs ?? Number.NaN,
+          object.storageClass,
           prefixes && keyPrefix(key, prefixes),
         )
       }
       return true
     },
-    continuesAfter: (page) => (page.IsTruncated ? page.Contents?.at(-1)?.Key : undefined),
+    continuesAfter: (page) => (page.truncated ? page.contents.at(-1)?.key : undefined),
     finish: (fold) => fold.finish(),
   })
 }
@@ -86,43 +82,43 @@ export function listVersions(
 ): Promise<BucketUsage> {
   const { client, bucket } = listing
   const action = `ListObjectVersions ${bucket}`
-  return listByRanges<ListObjectVersionsCommandOutput, VersionListingFold>({
+  return listByRanges<ListingPage, VersionListingFold>({
     ...shared(listing),
     newFold,
     pages: (range, signal) =>
-      pages<ListObjectVersionsCommandOutput, Marker>({
+      pages<ListingPage, Marker>({
         action,
         request: (position) =>
           listing.send(action, signal, (abortSignal) =>
-            client.send(
-              new ListObjectVersionsCommand({
+            listObjectVersions(
+              client,
+              {
                 Bucket: bucket,
                 MaxKeys: PAGE_SIZE,
                 KeyMarker: position ? position.key : range.after,
                 VersionIdMarker: position?.id,
-              }),
-              { abortSignal },
+              },
+              abortSignal,
             ),
           ),
-        truncated: (page) => page.IsTruncated,
-        next: (page) => marker(page.NextKeyMarker, page.NextVersionIdMarker),
+        truncated: (page) => page.truncated,
+        next: (page) => marker(page.nextKeyMarker, page.nextVersionIdMarker),
         same: sameMarker,
       }),
     foldPage: (fold, page, range) => {
-      const within = (entry: { Key?: string | undefined }) => !pastRange(entry.Key ?? '', range)
-      const versions = page.Versions ?? []
-      const deleteMarkers = page.DeleteMarkers ?? []
+      const within = (entry: ListedEntry) => !pastRange(entry.key ?? '', range)
+      const { versions, deleteMarkers } = page
       const keptVersions = versions.filter(within)
       const keptMarkers = deleteMarkers.filter(within)
       const ended = keptVersions.length < versions.length || keptMarkers.length < deleteMarkers.length
       fold.addPage(
-        keptVersions.map((version) => versionEntry(version, objectSize(version.Size, action))),
+        keptVersions.map((version) => versionEntry(version, objectSize(version.size, action))),
         keptMarkers.map((deleteMarker) => versionEntry(deleteMarker, undefined)),
-        page.IsTruncated && !ended ? page.NextKeyMarker : undefined,
+        page.truncated && !ended ? page.nextKeyMarker : undefined,
       )
       return !ended
     },
-    continuesAfter: (page) => (page.IsTruncated ? page.NextKeyMarker : undefined),
+    continuesAfter: (page) => (page.truncated ? page.nextKeyMarker : undefined),
     finish: (fold) => fold.finish(),
   })
 }
@@ -136,23 +132,22 @@ function shared(listing: BucketListing) {
     split: listing.split,
     probe: async (request: ProbeRequest, signal: AbortSignal): Promise<ProbeAnswer> => {
       const page = await listing.send(`ListObjectsV2 ${bucket} (plan)`, signal, (abortSignal) =>
-        client.send(
-          new ListObjectsV2Command({
+        listObjectsV2(
+          client,
+          {
             Bucket: bucket,
             Prefix: request.prefix || undefined,
             StartAfter: request.startAfter || undefined,
             Delimiter: request.delimiter,
             MaxKeys: request.maxKeys,
-          }),
-          { abortSignal },
+          },
+          abortSignal,
         ),
       )
       return {
-        keys: (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key])),
-        prefixes: (page.CommonPrefixes ?? []).flatMap((common) =>
-          common.Prefix === undefined ? [] : [common.Prefix],
-        ),
-        truncated: page.IsTruncated === true,
+        keys: page.contents.flatMap((object) => (object.key === undefined ? [] : [object.key])),
+        prefixes: page.commonPrefixes,
+        truncated: page.truncated === true,
       }
     },
     onSplit: (split: { ranges: number; probes: number }) =>
@@ -166,16 +161,13 @@ function shared(listing: BucketListing) {
 }
 
 /** A listed version (with its size) or delete marker (without) as the fold takes it. */
-function versionEntry(
-  entry: Pick<ObjectVersion, 'Key' | 'VersionId' | 'IsLatest' | 'LastModified' | 'StorageClass'>,
-  size: number | undefined,
-): VersionEntry {
+function versionEntry(entry: ListedEntry, size: number | undefined): VersionEntry {
   return {
-    key: entry.Key ?? '',
-    versionId: entry.VersionId,
-    isLatest: entry.IsLatest === true,
-    modifiedMs: entry.LastModified?.getTime() ?? Number.NaN,
+    key: entry.key ?? '',
+    versionId: entry.versionId,
+    isLatest: entry.isLatest === true,
+    modifiedMs: entry.modifiedMs ?? Number.NaN,
     size,
-    storageClass: entry.StorageClass,
+    storageClass: entry.storageClass,
   }
 }
