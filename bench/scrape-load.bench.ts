@@ -55,11 +55,12 @@ try {
     const statuses = Object.entries(result.statusCodeStats)
       .map(([status, { count }]) => `${status} x${count}`)
       .join(', ')
-    const failures = result.errors + result.timeouts + result.non2xx
+    // autocannon counts a timeout as an error too (lib/run.js onTimeout): errors already hold them.
+    const failures = result.errors + result.non2xx
     const loneMs = median(lone)
     process.stdout.write(
       `${result.requests.total} requests (${result.requests.average} per second): ${statuses}; ` +
-        `${result.errors} errors, ${result.timeouts} timeouts; latency p50 ${result.latency.p50} ms, ` +
+        `${result.errors} errors (${result.timeouts} of them timeouts, autocannon's 10 s); latency p50 ${result.latency.p50} ms, ` +
         `p99 ${result.latency.p99} ms, max ${result.latency.max} ms; exporter CPU ${cpuPerScrape.toFixed(1)} ms per scrape; ` +
         `RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB\n`,
     )
