@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { access, mkdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { access, mkdir, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { startExporter } from '../support/exporter.js'
@@ -8,6 +8,7 @@ import { runCommand } from '../support/process.js'
 import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
 import { scratchFolder } from '../support/scratch.js'
 import { startServingProcess } from '../support/serving-process.js'
+import { readStateDocument } from '../support/state-file.js'
 import { waitFor } from '../support/wait-for.js'
 
 /** The state file's records by bucket, once the first scan has written it (atomically). */
@@ -18,10 +19,10 @@ async function stateRecords(path: string): Promise<Map<string, Record<string, un
       () => false,
     ),
   )
-  const state = JSON.parse(await readFile(path, 'utf8')) as {
-    snapshot: { buckets: { name: string; usage: Record<string, unknown> }[] }
-  }
-  return new Map(state.snapshot.buckets.map((record) => [record.name, record.usage]))
+  const state = await readStateDocument(path)
+  return new Map(
+    state.snapshot.buckets.map((record) => [record.name as string, record.usage as Record<string, unknown>]),
+  )
 }
 
 /**
