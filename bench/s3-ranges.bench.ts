@@ -1,8 +1,7 @@
-import { S3Client } from '@aws-sdk/client-s3'
 import { benchBuild } from './support/build.js'
 import { type BenchRow, report } from './support/report.js'
 import { listingBucketName, startListingProcess } from './support/s3-listing.js'
-import { BENCH_CREDENTIALS, bareListing, listingScanner } from './support/s3-scan.js'
+import { bareClient, bareListing, listingScanner, timeScan } from './support/s3-scan.js'
 
 /**
  * Issue 15, target 1: one bucket listed in key ranges at once, the built scanner as deployed
@@ -44,26 +43,7 @@ function scannerOf(bucket: string) {
   return listingScanner({ UsageScanner, createS3Source }, store.endpoint, [bucket], CONCURRENCY)
 }
 
-type Scanner = ReturnType<typeof scannerOf>
-
-/** A scan's wall time, after checking it counted every object. */
-async function timeScan(scanner: Scanner): Promise<number> {
-  const started = performance.now()
-  const snapshot = await scanner.scanNow()
-  const elapsed = performance.now() - started
-  const record = snapshot.buckets[0]
-  if (!record?.scanSuccess || record.usage?.objects !== OBJECTS) {
-    throw new Error(`${record?.name}: ${record?.usage?.objects} objects, expected ${OBJECTS}`)
-  }
-  return elapsed
-}
-
-const bare = new S3Client({
-  region: 'us-east-1',
-  endpoint: store.endpoint,
-  forcePathStyle: true,
-  credentials: BENCH_CREDENTIALS,
-})
+const bare = bareClient(store.endpoint)
 
 /** The baseline: ListObjectsV2 page after page, counting keys, nothing else. */
 async function timeBareLoop(bucket: string): Promise<number> {
@@ -73,7 +53,7 @@ async function timeBareLoop(bucket: string): Promise<number> {
 }
 
 const rows: BenchRow[] = []
-const closing: Scanner[] = []
+const closing: ReturnType<typeof scannerOf>[] = []
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 try {
   for (const [round, { shape, target, peerPerSecond }] of SHAPES.entries()) {
@@ -85,9 +65,9 @@ try {
     let scanMs: number
     if (round % 2 === 0) {
       loopMs = await timeBareLoop(slow)
-      scanMs = await timeScan(scanner)
+      scanMs = await timeScan(scanner, OBJECTS)
     } else {
-      scanMs = await timeScan(scanner)
+      scanMs = await timeScan(scanner, OBJECTS)
       loopMs = await timeBareLoop(slow)
     }
     process.stdout.write(
@@ -104,7 +84,7 @@ try {
     const fast = bucketOf(shape, 0)
     const fastScanner = scannerOf(fast)
     closing.push(fastScanner)
-    const fastMs = await timeScan(fastScanner)
+    const fastMs = await timeScan(fastScanner, OBJECTS)
     const perSecond = OBJECTS / (fastMs / 1000)
     process.stdout.write(
       `${shape}, no latency: ranged scan ${seconds(fastMs)}, ${perSecond.toFixed(0)} entries/s\n`,

@@ -1,8 +1,7 @@
-import { S3Client } from '@aws-sdk/client-s3'
 import { benchBuild } from './support/build.js'
 import { type BenchRow, median, report } from './support/report.js'
 import { listingBucketName, objectSize, startListingProcess } from './support/s3-listing.js'
-import { BENCH_CREDENTIALS, bareListing, listingScanner } from './support/s3-scan.js'
+import { bareClient, bareListing, listingScanner, timeScan } from './support/s3-scan.js'
 
 /**
  * Target 4, the s3 source against a local endpoint that generates ListObjectsV2 pages (in a child
@@ -42,27 +41,7 @@ function scannerOf(buckets: readonly string[], concurrency: number) {
   return listingScanner({ UsageScanner, createS3Source }, store.endpoint, buckets, concurrency)
 }
 
-type Scanner = ReturnType<typeof scannerOf>
-
-/** A scan's wall time, after checking it counted every object of every bucket. */
-async function timeScan(scanner: Scanner, objectsPerBucket: number): Promise<number> {
-  const started = performance.now()
-  const snapshot = await scanner.scanNow()
-  const elapsed = performance.now() - started
-  for (const record of snapshot.buckets) {
-    if (!record.scanSuccess || record.usage?.objects !== objectsPerBucket) {
-      throw new Error(`${record.name}: ${record.usage?.objects} objects, expected ${objectsPerBucket}`)
-    }
-  }
-  return elapsed
-}
-
-const bare = new S3Client({
-  region: 'us-east-1',
-  endpoint: store.endpoint,
-  forcePathStyle: true,
-  credentials: BENCH_CREDENTIALS,
-})
+const bare = bareClient(store.endpoint)
 
 /** The baseline: ListObjectsV2 page after page, summing sizes, nothing else. */
 async function timeBareLoop(bucket: string): Promise<number> {
@@ -74,7 +53,7 @@ async function timeBareLoop(bucket: string): Promise<number> {
 }
 
 const rows: BenchRow[] = []
-const closing: Scanner[] = []
+const closing: ReturnType<typeof scannerOf>[] = []
 try {
   // A million objects folded: memory stays flat. First, while this process is fresh: a heap
   // grown by the other measurements would hide growth.

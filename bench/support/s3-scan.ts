@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3'
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import pino from 'pino'
 
 /**
@@ -36,6 +36,27 @@ export function listingScanner(
     timeoutMs: 600_000,
     logger: silent,
   })
+}
+
+/** A scan's wall time, after checking it counted `objectsPerBucket` in every bucket. */
+export async function timeScan(
+  scanner: ReturnType<typeof listingScanner>,
+  objectsPerBucket: number,
+): Promise<number> {
+  const started = performance.now()
+  const snapshot = await scanner.scanNow()
+  const elapsed = performance.now() - started
+  for (const record of snapshot.buckets) {
+    if (!record.scanSuccess || record.usage?.objects !== objectsPerBucket) {
+      throw new Error(`${record.name}: ${record.usage?.objects} objects, expected ${objectsPerBucket}`)
+    }
+  }
+  return elapsed
+}
+
+/** The baseline's client: the same SDK, no middleware of ours, on the generated endpoint. */
+export function bareClient(endpoint: string): S3Client {
+  return new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: BENCH_CREDENTIALS })
 }
 
 /** ListObjectsV2 page after page, counting keys and summing sizes, nothing else; its wall time. */
