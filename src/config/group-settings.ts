@@ -3,7 +3,6 @@
  * it, and groups named that the source cannot give (the operator's first hour: no silent traps):
  * start-up warns naming them, check-config prints the same line.
  */
-import { SOURCES } from '../scanner/sources/list.js'
 import {
   bucketMetricWords,
   OPT_IN_BUCKET_GROUPS,
@@ -11,7 +10,7 @@ import {
   scanFoldsOf,
 } from './bucket-groups.js'
 import type { Env } from './schema.js'
-import { otherSourceVariables } from './source-checks.js'
+import { chosen, otherSourceVariables } from './source-checks.js'
 
 /**
  * The variables only an opt-in group reads, with the value that turns their figures off where one
@@ -49,12 +48,6 @@ export interface GroupNotGiven {
   readonly reason: string
 }
 
-function groupsNotGivenBy(
-  raw: Pick<Env, 'BUCKETS_SOURCE'>,
-): Readonly<Partial<Record<OptInBucketGroup, string>>> {
-  return SOURCES.find((source) => source.name === raw.BUCKETS_SOURCE)?.groupsNotGiven ?? {}
-}
-
 /**
  * The groups whose variables are set (`set`: the names given, by any means) to something but their
  * off value while BUCKETS_SOURCE cannot give the group or BUCKET_METRICS leaves it out; not those
@@ -62,7 +55,7 @@ function groupsNotGivenBy(
  */
 export function unusedGroupSettings(raw: Env, set: ReadonlySet<string>): UnusedGroupSettings[] {
   const folds = scanFoldsOf(raw.BUCKET_METRICS)
-  const notGiven = groupsNotGivenBy(raw)
+  const notGiven = chosen(raw).groupsNotGiven
   const ignored = otherSourceVariables(raw, set)
   const values: Readonly<Record<string, unknown>> = raw
   return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
@@ -83,7 +76,7 @@ export function unusedGroupSettings(raw: Env, set: ReadonlySet<string>): UnusedG
  * BUCKETS_SOURCE cannot give: their families would stay empty, which start-up says.
  */
 export function groupsNamedNotGiven(raw: Pick<Env, 'BUCKETS_SOURCE' | 'BUCKET_METRICS'>): GroupNotGiven[] {
-  const notGiven = groupsNotGivenBy(raw)
+  const notGiven = chosen(raw).groupsNotGiven
   const named = new Set(bucketMetricWords(raw.BUCKET_METRICS))
   return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
     const reason = notGiven[group]

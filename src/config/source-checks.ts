@@ -19,7 +19,8 @@ export const SOURCE_SELECTING_VARIABLES: ReadonlySet<string> = new Set([
   ...SOURCES.flatMap((source) => source.credentialUrlVariables),
 ])
 
-function chosen(raw: Pick<Env, 'BUCKETS_SOURCE'>) {
+/** The source BUCKETS_SOURCE names (the schema allows only the list's names). */
+export function chosen(raw: Pick<Env, 'BUCKETS_SOURCE'>) {
   const source = SOURCES.find((candidate) => candidate.name === raw.BUCKETS_SOURCE)
   // The schema allows only the list's names.
   if (!source) throw new Error(`no usage source named ${raw.BUCKETS_SOURCE}`)
