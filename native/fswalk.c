@@ -41,10 +41,18 @@ typedef struct {
 /* Longest folder path accepted: Node's lstat of longer paths fails too (ENAMETOOLONG). */
 #define PATH_BUFFER (PATH_MAX + 1)
 
+/* A failed N-API call throws (unless it already did) and returns undefined to JavaScript. */
 #define CHECK(call)                                                                               \
   do {                                                                                            \
-    if ((call) != napi_ok) return NULL;                                                           \
+    if ((call) != napi_ok) return failed(env);                                                    \
   } while (0)
+
+static napi_value failed(napi_env env) {
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && !pending)
+    napi_throw_type_error(env, NULL, "fswalk: bad arguments");
+  return NULL;
+}
 
 static void close_folder(folder_t *folder) {
   if (folder->dir != NULL) {

@@ -11,7 +11,7 @@
  * goes on: the exporter then walks with JavaScript (and logs so at its first scan).
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -56,7 +56,11 @@ export function buildNative(folders) {
     }
     for (const folder of folders) {
       mkdirSync(folder, { recursive: true })
-      copyFileSync(output, join(folder, NATIVE_WALK_FILE))
+      // Replaced by a rename, never rewritten in place: a running exporter or test has the old
+      // file mapped, and changing its pages under it would crash it.
+      const target = join(folder, NATIVE_WALK_FILE)
+      copyFileSync(output, `${target}.${process.pid}.tmp`)
+      renameSync(`${target}.${process.pid}.tmp`, target)
     }
     return true
   } finally {
