@@ -70,7 +70,7 @@ static void finalize_folder(napi_env env, void *data, void *hint) {
 
 static napi_value make_int(napi_env env, int value) {
   napi_value result;
-  if (napi_create_int32(env, value, &result) != napi_ok) return NULL;
+  if (napi_create_int32(env, value, &result) != napi_ok) return failed(env);
   return result;
 }
 
@@ -100,7 +100,7 @@ static napi_value open_folder(napi_env env, napi_callback_info info) {
   if (napi_create_external(env, folder, finalize_folder, NULL, &handle) != napi_ok) {
     close_folder(folder);
     free(folder);
-    return NULL;
+    return failed(env);
   }
   return handle;
 }
@@ -170,7 +170,7 @@ static napi_value read_folder(napi_env env, napi_callback_info info) {
     unsigned char type = entry->d_type;
     if (type == DT_DIR) {
       kinds[count] = KIND_DIR;
-      if (!set_name(env, argv[4], (uint32_t)count, name)) return NULL;
+      if (!set_name(env, argv[4], (uint32_t)count, name)) return failed(env);
       count++;
       continue;
     }
@@ -190,7 +190,7 @@ static napi_value read_folder(napi_env env, napi_callback_info info) {
     }
     if (type == DT_UNKNOWN && S_ISDIR(stats.st_mode)) {
       kinds[count] = KIND_DIR;
-      if (!set_name(env, argv[4], (uint32_t)count, name)) return NULL;
+      if (!set_name(env, argv[4], (uint32_t)count, name)) return failed(env);
       count++;
       continue;
     }
@@ -199,7 +199,7 @@ static napi_value read_folder(napi_env env, napi_callback_info info) {
     sizes[count] = (double)stats.st_size;
     /* Node's Stats.mtimeMs: sec * 1e3 + nsec / 1e6, in doubles (built without FMA contraction). */
     mtimes[count] = (double)stats.st_mtim.tv_sec * 1e3 + (double)stats.st_mtim.tv_nsec / 1e6;
-    if (file_names && !set_name(env, argv[4], (uint32_t)count, name)) return NULL;
+    if (file_names && !set_name(env, argv[4], (uint32_t)count, name)) return failed(env);
     count++;
   }
   return make_int(env, (int)count);
