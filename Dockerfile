@@ -16,13 +16,20 @@ ARG NODE_IMAGE=node:24-slim
 
 # --- build: bundle src/ into dist/ (scripts/build.mjs, esbuild) ---------------------------------
 FROM ${NODE_IMAGE} AS build
+# A C compiler for the native fs walk (native/fswalk.c, compiled against the image's own Node
+# headers by scripts/build-native.mjs): in this stage only, the runtime has none.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends gcc libc6-dev \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build.mjs ./scripts/
+COPY scripts/build.mjs scripts/build-native.mjs ./scripts/
+COPY native ./native
 COPY src ./src
-RUN npm run build
+# dist/fswalk.node must be there: the image walks natively (the JavaScript walk is a fallback).
+RUN npm run build && test -f dist/fswalk.node
 
 # --- deps: production dependencies only ----------------------------------------------------------
 FROM ${NODE_IMAGE} AS deps
@@ -39,6 +46,7 @@ WORKDIR /app
 # package.json is read at start for the version shown in exporter_build_info.
 COPY package.json LICENSE ./
 COPY --from=deps /app/node_modules ./node_modules
+# dist/ holds the native fs walk (fswalk.node) beside the bundle.
 COPY --from=build /app/dist ./dist
 # /state: a mount point for STATE_FILE; owned by the runtime user so a fresh volume is writable.
 RUN mkdir /data /state && chown 1000:1000 /data /state

@@ -17,6 +17,10 @@
  * - Whitespace and syntax minified, identifiers kept. Source maps beside each file (`.js.map`); `node --enable-source-maps dist/main.js` makes stack
  *   traces name src/ files (see docs/deploy.md).
  *
+ * - The native fs walk (native/fswalk.c) is compiled by scripts/build-native.mjs into the folder
+ *   as fswalk.node (and into src/, for tests through tsx); without a C compiler one line says so
+ *   and the JavaScript walk is used.
+ *
  * Type checking is `npm run typecheck` (tsc); this only emits. Usage:
  *   node scripts/build.mjs [--outdir <folder>] [--keep]
  * (default: dist beside this repository's src; --keep: what the folder holds is not removed first).
@@ -26,6 +30,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
+import { buildNative } from './build-native.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -67,6 +72,7 @@ export async function buildDist(outdir, { keep = false } = {}) {
       js: "import { createRequire as __objstoreCreateRequire } from 'node:module';\nconst require = __objstoreCreateRequire(import.meta.url);",
     },
   })
+  buildNative([outdir, join(root, 'src')])
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -3,8 +3,8 @@
  * Plain JavaScript with no dependency, so it runs where only production dependencies are installed
  * (`npm ci --omit=dev`): there dist/ comes from the build stage and is used as it is. In a clone
  * with dev dependencies (esbuild, which scripts/build.mjs bundles with), a missing build, or one
- * older than a file of src/ or than the build script, is built first, so `npm ci && npm start`
- * works on a fresh clone and never runs stale code.
+ * older than a file of src/, the build scripts or the native fs walk's C, is built first, so
+ * `npm ci && npm start` works on a fresh clone and never runs stale code.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -21,7 +21,8 @@ function newestMtime(folder) {
   if (!existsSync(folder)) return 0
   let newest = 0
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue
+    // The native fs walk the build writes into src/ (fswalk.node) is its output, not a source.
+    if (!entry.isFile() || entry.name.endsWith('.node')) continue
     newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs)
   }
   return newest
@@ -30,9 +31,12 @@ function newestMtime(folder) {
 const built = existsSync(entry) ? statSync(entry).mtimeMs : 0
 const sources = Math.max(
   newestMtime(join(root, 'src')),
-  ...['tsconfig.json', join('scripts', 'build.mjs')].map((name) =>
-    existsSync(join(root, name)) ? statSync(join(root, name)).mtimeMs : 0,
-  ),
+  ...[
+    'tsconfig.json',
+    join('scripts', 'build.mjs'),
+    join('scripts', 'build-native.mjs'),
+    join('native', 'fswalk.c'),
+  ].map((name) => (existsSync(join(root, name)) ? statSync(join(root, name)).mtimeMs : 0)),
 )
 const stale = built === 0 || sources > built
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, truncateSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -62,11 +62,28 @@ export function generateTree(root: string, shape: TreeShape): TreeFigures {
   return { files, bytes }
 }
 
-function timeDu(root: string): number {
+/** CPU of this process's reaped children so far, ms (/proc/self/stat cutime + cstime, in clock ticks). */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // After the name: state is field 3, cutime and cstime fields 16 and 17 (proc(5)); 100 ticks a second.
+  return (Number(fields[13]) + Number(fields[14])) * (1000 / CLOCK_TICKS)
+}
+/** USER_HZ: 100 on every Linux build Node runs on. */
+const CLOCK_TICKS = 100
+
+interface DuTiming {
+  readonly ms: number
+  /** du's CPU (user + system), at the 10 ms resolution the kernel counts it in. */
+  readonly cpuMs: number
+}
+
+function timeDu(root: string): DuTiming {
+  const cpuBefore = childrenCpuMs()
   const started = performance.now()
   const result = spawnSync('du', ['-sb', root], { encoding: 'utf8' })
   if (result.status !== 0) throw new Error(`du failed: ${result.stderr}`)
-  return performance.now() - started
+  return { ms: performance.now() - started, cpuMs: childrenCpuMs() - cpuBefore }
 }
 
 type LoadModule = typeof import('../../src/config/load.js')
@@ -78,6 +95,8 @@ interface ScanTiming {
   readonly delayMs: number
   /** The longest stretch the main thread ran without returning to the loop (its CPU time). */
   readonly busyMs: number
+  /** The process's CPU (every thread: the walk threads, their start, the main thread's merge). */
+  readonly cpuMs: number
 }
 
 export interface FsScanBench {
@@ -106,9 +125,11 @@ export async function fsScanBench(): Promise<FsScanBench> {
     const scanner = await createScannerFromConfig(config, pino({ level: 'silent' }))
     delay.start()
     busy.start()
+    const cpuBefore = process.cpuUsage()
     const started = performance.now()
     const snapshot = await scanner.scanNow()
     const ms = performance.now() - started
+    const cpu = process.cpuUsage(cpuBefore)
     const busyMs = busy.stop()
     const delayMs = delay.stop()
     await scanner.close()
@@ -119,7 +140,7 @@ export async function fsScanBench(): Promise<FsScanBench> {
         `scan counted ${files} files / ${bytes} bytes, expected ${expected.files} / ${expected.bytes}`,
       )
     }
-    return { ms, delayMs, busyMs }
+    return { ms, delayMs, busyMs, cpuMs: (cpu.user + cpu.system) / 1000 }
   }
 
   return {
@@ -127,7 +148,7 @@ export async function fsScanBench(): Promise<FsScanBench> {
       timeDu(root)
       await timeScan(root, expected, '')
       await timeScan(root, expected, 'all')
-      const du: number[] = []
+      const du: DuTiming[] = []
       const scans: ScanTiming[] = []
       const all: ScanTiming[] = []
       for (let round = 0; round < rounds; round++) {
@@ -139,10 +160,17 @@ export async function fsScanBench(): Promise<FsScanBench> {
       const busiest = Math.max(...[...scans, ...all].map((scan) => scan.busyMs))
       const latest = Math.max(...[...scans, ...all].map((scan) => scan.delayMs))
       process.stdout.write(
-        `${label}: du -sb ${list(du)} ms; scan ${list(scans.map((scan) => scan.ms))} ms; BUCKET_METRICS=all ${list(all.map((scan) => scan.ms))} ms (${availableParallelism()} cores)\n` +
+        `${label}: du -sb ${list(du.map((run) => run.ms))} ms; scan ${list(scans.map((scan) => scan.ms))} ms; BUCKET_METRICS=all ${list(all.map((scan) => scan.ms))} ms (${availableParallelism()} cores)\n` +
           `event loop during the scans: longest run ${busiest.toFixed(1)} ms of the main thread's CPU; longest delay ${latest.toFixed(1)} ms (perf_hooks: also the waits for a core)\n`,
       )
-      const baseline = median(du)
+      const baseline = median(du.map((run) => run.ms))
+      const perFile = (cpuMs: number) => (cpuMs * 1000) / expected.files
+      const duCpu = perFile(median(du.map((run) => run.cpuMs)))
+      const scanCpu = perFile(median(scans.map((scan) => scan.cpuMs)))
+      const allCpu = perFile(median(all.map((scan) => scan.cpuMs)))
+      process.stdout.write(
+        `CPU per file (medians): du -sb ${duCpu.toFixed(2)} us; scan ${scanCpu.toFixed(2)} us; BUCKET_METRICS=all ${allCpu.toFixed(2)} us\n`,
+      )
       const row = (name: string, timings: readonly ScanTiming[]): BenchRow => {
         const figure = median(timings.map((scan) => scan.ms))
         return {
@@ -157,6 +185,14 @@ export async function fsScanBench(): Promise<FsScanBench> {
       return [
         row(`fs scan, ${label}`, scans),
         row(`fs scan, ${label}, BUCKET_METRICS=all`, all),
+        {
+          name: `fs scan, ${label}: CPU per file`,
+          figure: `${scanCpu.toFixed(2)} us`,
+          baseline: `du -sb ${duCpu.toFixed(2)} us`,
+          ratio: scanCpu / duCpu,
+          target: 'reported',
+          pass: true,
+        },
         {
           name: `fs scan, ${label}: longest event-loop block`,
           figure: `${busiest.toFixed(1)} ms`,

@@ -59,8 +59,9 @@ describe('the built entry (npm run build)', { timeout: 10 * 60_000 }, () => {
     const files = readdirSync(dist)
     for (const entry of ['main.js', 'healthcheck.js', 'walk-worker.js', 'usage-render-worker.js'])
       assert.ok(files.includes(entry), `${entry} built`)
+    // The native fs walk sits beside them where a C compiler built it (scripts/build-native.mjs).
     assert.deepEqual(
-      files.filter((file) => !file.endsWith('.js') && !file.endsWith('.js.map')),
+      files.filter((file) => !file.endsWith('.js') && !file.endsWith('.js.map') && file !== 'fswalk.node'),
       [],
       'only files beside main.js (a worker is started as its sibling)',
     )
@@ -100,6 +101,13 @@ describe('the built entry (npm run build)', { timeout: 10 * 60_000 }, () => {
     const scrape = await serving.scrape({ 'Accept-Encoding': 'gzip' })
     assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }), 1300)
     assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
+    // Which walk ran is logged once, at the first scan. CI has a compiler (.ci/run installs one), so
+    // there the bundle's walk must be the native one (native/fswalk.c beside it as fswalk.node).
+    const walkers = serving.logs().filter((line) => String(line.msg).startsWith('fs walk: '))
+    assert.equal(walkers.length, 1, JSON.stringify(walkers))
+    if (process.env.CI || existsSync(join(dist, 'fswalk.node')))
+      assert.equal(walkers[0]?.msg, 'fs walk: native', 'the built exporter walks with the native walker')
+    else t.diagnostic(`no C compiler here: ${String(walkers[0]?.msg)}`)
     const openapi = (await (await fetch(`${serving.baseUrl}/api/openapi.json`)).json()) as {
       openapi: string
       paths: Record<string, unknown>

@@ -26,11 +26,13 @@ export const fsSource = defineSource({
       readonly SCAN_CONCURRENCY: number
       readonly SCAN_FOLDS: ScanFolds
     } & PrefixVariables,
+    logger,
   ) =>
     (await import('./source.js')).createFsSource({
       dataDir: settings.DATA_DIR,
       threads: settings.SCAN_CONCURRENCY,
       prefixes: settings.SCAN_FOLDS.prefixes ? prefixSettings(settings) : undefined,
       ages: settings.SCAN_FOLDS.age,
+      logger,
     }),
 })

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events'
 import { lstat, readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import type { Logger } from 'pino'
 import { withTopPrefixes } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
 import type { PrefixSettings } from '../../prefix-sketch.js'
@@ -21,6 +22,8 @@ export interface FsSourceOptions {
   readonly prefixes?: PrefixSettings | undefined
   /** The `age` group: bytes and files per mtime age band (default true). */
   readonly ages?: boolean
+  /** Told once, at the first walk, which walk runs (native or JavaScript, and why). */
+  readonly logger?: Pick<Logger, 'info'>
 }
 
 /**
@@ -73,6 +76,12 @@ export type BucketContext = Pick<WalkTask, 'root' | 'prefixes' | 'nowMs' | 'ages
  */
 export function createFsSource(options: FsSourceOptions): UsageSource {
   const dataDir = resolve(options.dataDir)
+  let walkerLogged = false
+  const onWalker = (walker: string) => {
+    if (walkerLogged) return
+    walkerLogged = true
+    options.logger?.info(`fs walk: ${walker}`)
+  }
   return {
     name: 'fs',
     id: `fs:${dataDir}`,
@@ -81,7 +90,7 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
       const buckets = fixedBuckets ?? (await listBucketFolders(dataDir))
       // A walk over a warm cache is CPU-bound: threads beyond the cores only contend (and each
       // costs a start and ~9 MB while it lives, so they are started per scan and ended after it).
-      const pool = new WalkPool(Math.min(options.threads, availableParallelism()))
+      const pool = new WalkPool(Math.min(options.threads, availableParallelism()), onWalker)
       return {
         buckets,
         measure: async (bucket, signal) => {

@@ -92,11 +92,14 @@ export class WalkPool {
   readonly size: number
   readonly #queue: Job[] = []
   readonly #slots = new Set<Slot>()
+  readonly #onWalker: ((walker: string) => void) | undefined
   #nextId = 0
   #closed = false
 
-  constructor(size: number) {
+  /** `onWalker`: told, with each answer, which walk its thread ran ("native" or "JavaScript (<why>)"). */
+  constructor(size: number, onWalker?: (walker: string) => void) {
     this.size = Math.max(1, size)
+    this.#onWalker = onWalker
   }
 
   run(task: WalkTask, signal: AbortSignal, owner = ''): Promise<WalkResult> {
@@ -169,6 +172,7 @@ export class WalkPool {
       const job = slot.jobs[0]
       if (!job || job.request.id !== reply.id) return
       slot.jobs.shift()
+      this.#onWalker?.(reply.walker)
       if (reply.ok) this.#settle(job, undefined, reply.result)
       else this.#settle(job, new WalkError(reply.message, reply.code))
       this.#dispatch()

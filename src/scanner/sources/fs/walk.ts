@@ -3,6 +3,7 @@ import { UsageAccumulator } from '../../bucket-usage.js'
 import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../prefix-sketch.js'
 import type { BucketUsage } from '../types.js'
 import { bucketLabel } from './names.js'
+import { type FolderReader, type FolderSink, nativeWalk } from './native-walk.js'
 
 /**
  * One unit of work of the fs walk: some folders of one bucket. Paths are byte strings (latin1: one
@@ -50,14 +51,14 @@ const NOT_ASCII = /[\u0080-\uffff]/
 const isAscii = (path: string): boolean => !NOT_ASCII.test(path)
 
 /**
- * Walks with synchronous readdir/lstat: on a worker thread this is several times faster than a
- * promise per file (no promise, no thread-pool hop per call) and close to `du -sb`. Every regular
- * file is an object (size, mtime); symbolic links, sockets and devices are not, and are not
- * followed. Files or folders deleted while the walk runs are skipped; what cannot be read is
- * counted (like `du`, which reports it and sums the rest). Only the bucket's own folder must be
- * readable.
+ * Walks with synchronous folder reads on a worker thread: several times faster than a promise per
+ * file (no promise, no thread-pool hop per call) and close to `du -sb`. Every regular file is an
+ * object (size, mtime); symbolic links, sockets and devices are not, and are not followed. Files
+ * or folders deleted while the walk runs are skipped; what cannot be read is counted (like `du`,
+ * which reports it and sums the rest). Only the bucket's own folder must be readable. Folders are
+ * read by `reader`: the native one (native-walk.ts) when built, else the JavaScript one below.
  */
-export function walkDirectory(task: WalkTask): WalkResult {
+export function walkDirectory(task: WalkTask, reader: FolderReader = defaultReader()): WalkResult {
   const fold = new UsageAccumulator({
     storageClasses: false,
     nowMs: task.nowMs,
@@ -69,37 +70,34 @@ export function walkDirectory(task: WalkTask): WalkResult {
   // With `/` (the default) a file's prefix is its folder's: the folder's files are summed and
   // added once, instead of a label and a sketch step per file.
   const perFolder = prefixOf !== undefined && task.prefixes?.delimiter === '/'
+  const wantPaths = prefixOf !== undefined && !perFolder
   const subdirs: string[] = []
   const stack = [...task.dirs]
   let unreadable = 0
+  let folderBytes = 0
+  let folderObjects = 0
+  const sink: FolderSink = {
+    folder: task.expand ? (path) => subdirs.push(path) : (path) => stack.push(path),
+    file: perFolder
+      ? (size, mtimeMs) => {
+          fold.add(size, mtimeMs)
+          folderBytes += size
+          folderObjects++
+        }
+      : prefixOf
+        ? (size, mtimeMs, path) => fold.add(size, mtimeMs, undefined, prefixOf(path as string))
+        : (size, mtimeMs) => fold.add(size, mtimeMs),
+    unreadable: () => {
+      unreadable++
+    },
+  }
   while (stack.length > 0) {
     const dir = stack.pop() as string
     const mustRead = task.isBucketRoot && task.dirs.includes(dir)
-    const asciiDir = isAscii(dir)
-    let folderBytes = 0
-    let folderObjects = 0
+    folderBytes = 0
+    folderObjects = 0
     try {
-      for (const entry of readEntries(dir, mustRead)) {
-        const path = `${dir}/${entry.name}`
-        if (entry.isDirectory()) {
-          if (task.expand) subdirs.push(path)
-          else stack.push(path)
-        } else if (entry.isFile()) {
-          let stats: ReturnType<typeof lstatSync>
-          try {
-            stats = lstatSync(asciiDir && isAscii(entry.name) ? path : pathBytes(path), MAY_BE_GONE)
-          } catch {
-            unreadable++
-            continue
-          }
-          if (!stats?.isFile()) continue
-          if (perFolder) {
-            fold.add(stats.size, stats.mtimeMs)
-            folderBytes += stats.size
-            folderObjects++
-          } else fold.add(stats.size, stats.mtimeMs, undefined, prefixOf?.(path))
-        }
-      }
+      reader(dir, mustRead, wantPaths, sink)
     } catch (error) {
       if (mustRead) throw error
       unreadable++
@@ -108,6 +106,33 @@ export function walkDirectory(task: WalkTask): WalkResult {
     if (folderObjects > 0 && prefixOf) fold.addPrefix(prefixOf(`${dir}/`), folderBytes, folderObjects)
   }
   return { usage: fold.finish(), subdirs, unreadable }
+}
+
+/** The walk this thread runs: the native reader when it loads, else the JavaScript one. */
+function defaultReader(): FolderReader {
+  return nativeWalk().reader ?? jsFolderReader
+}
+
+/** Which walk this thread runs: "native", or "JavaScript (<why>)". */
+export const walkerName = (): string => nativeWalk().walker
+
+/** The JavaScript walk of a folder: readdirSync (file types from the folder) and lstatSync per file. */
+export const jsFolderReader: FolderReader = (dir, mustExist, _wantPaths, sink) => {
+  const asciiDir = isAscii(dir)
+  for (const entry of readEntries(dir, mustExist)) {
+    const path = `${dir}/${entry.name}`
+    if (entry.isDirectory()) sink.folder(path)
+    else if (entry.isFile()) {
+      let stats: ReturnType<typeof lstatSync>
+      try {
+        stats = lstatSync(asciiDir && isAscii(entry.name) ? path : pathBytes(path), MAY_BE_GONE)
+      } catch {
+        sink.unreadable()
+        continue
+      }
+      if (stats?.isFile()) sink.file(stats.size, stats.mtimeMs, path)
+    }
+  }
 }
 
 /**
