@@ -1,35 +1,59 @@
 import type { FileHandle } from 'node:fs/promises'
 
-/** Bytes read at a time: some hundreds of records, a few milliseconds of parsing. */
-const CHUNK_BYTES = 256 * 1024
+/**
+ * Bytes read at a time. The next chunk is read while this one's lines are parsed; a MiB is some
+ * 600 records and a few reads a slice at most.
+ */
+const CHUNK_BYTES = 2 ** 20
 const NEWLINE = 0x0a
 
 /** A line longer than the limit: the file is not read further. */
 export class LineTooLong extends Error {}
 
 /**
- * The lines of `handle` from `position` on, without their newline, each at most `maxBytes`
- * (a longer one throws LineTooLong once that many bytes are held, never more). A newline byte is
- * never part of a UTF-8 sequence, so lines are cut on bytes and decoded whole.
+ * The lines of `handle` from its position on, without their newline, each at most `maxBytes`
+ * (a longer one throws LineTooLong once that many bytes and a chunk are held, never more), a
+ * chunk's worth at a time. A newline byte is never part of a UTF-8 sequence, so a chunk's whole
+ * lines are decoded as one string and split there, as each line decoded alone would read.
  */
-export async function* fileLines(handle: FileHandle, maxBytes: number): AsyncGenerator<string> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+export async function* fileLineBatches(handle: FileHandle, maxBytes: number): AsyncGenerator<string[]> {
+  let filling = Buffer.allocUnsafe(CHUNK_BYTES)
+  let spare = Buffer.allocUnsafe(CHUNK_BYTES)
   let carried = Buffer.alloc(0)
-  for (;;) {
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null)
-    if (bytesRead === 0) break
-    const bytes = carried.length > 0 ? Buffer.concat([carried, chunk.subarray(0, bytesRead)]) : chunk
-    const end = carried.length > 0 ? bytes.length : bytesRead
-    let start = 0
-    for (let newline = bytes.indexOf(NEWLINE, start); newline !== -1 && newline < end; ) {
-      if (newline - start > maxBytes) throw new LineTooLong(`a line is longer than ${maxBytes} bytes`)
-      yield bytes.toString('utf8', start, newline)
-      start = newline + 1
-      newline = bytes.indexOf(NEWLINE, start)
+  let reading = handle.read(filling, 0, CHUNK_BYTES, null)
+  try {
+    for (;;) {
+      const { bytesRead } = await reading
+      if (bytesRead === 0) break
+      const chunk = filling.subarray(0, bytesRead)
+      // The next chunk is read into the other buffer while this one is split and its lines used.
+      ;[filling, spare] = [spare, filling]
+      reading = handle.read(filling, 0, CHUNK_BYTES, null)
+      const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk
+      const last = bytes.lastIndexOf(NEWLINE)
+      if (bytes.length > maxBytes) checkLines(bytes, carried.length, maxBytes)
+      // Copied: `chunk`'s buffer is read into again.
+      carried = Buffer.from(bytes.subarray(last + 1))
+      if (last !== -1) yield bytes.toString('utf8', 0, last).split('\n')
     }
-    if (end - start > maxBytes) throw new LineTooLong(`a line is longer than ${maxBytes} bytes`)
-    // Copied: `chunk` is read into again.
-    carried = Buffer.from(bytes.subarray(start, end))
+    if (carried.length > 0) yield [carried.toString('utf8')]
+  } finally {
+    // A read still under way when the lines are left: waited for, and its failure not left unhandled.
+    await reading.catch(() => undefined)
   }
-  if (carried.length > 0) yield carried.toString('utf8')
+}
+
+/**
+ * Throws LineTooLong if a line of `bytes` is longer than `maxBytes`, the last one counted so far
+ * (it may go on in the next chunk). Its first `carriedBytes` hold no newline: they are not searched again.
+ */
+function checkLines(bytes: Buffer, carriedBytes: number, maxBytes: number): void {
+  let start = 0
+  for (let from = carriedBytes; ; ) {
+    const newline = bytes.indexOf(NEWLINE, from)
+    if ((newline === -1 ? bytes.length : newline) - start > maxBytes)
+      throw new LineTooLong(`a line is longer than ${maxBytes} bytes`)
+    if (newline === -1) return
+    start = from = newline + 1
+  }
 }

@@ -1,7 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises'
 import { Slices } from './slices.js'
 import type { BucketRecord } from './snapshot.js'
-import { deepFreeze } from './snapshot.js'
+import { freezeParsed } from './snapshot.js'
 import {
   FORMAT,
   FORMAT_VERSION,
@@ -16,7 +16,7 @@ import {
   stateHeaderCheck,
 } from './state-file-format.js'
 import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
-import { fileLines, LineTooLong } from './state-file-lines.js'
+import { fileLineBatches, LineTooLong } from './state-file-lines.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
@@ -76,38 +76,51 @@ async function readLines(
   nowMs: number,
   limits: StateFileLimits,
 ): Promise<StateLoad> {
-  const lines = fileLines(handle, limits.lineBytes)
-  const first = await lines.next()
-  const header = first.done ? undefined : parsed(first.value, 1)
-  if (!stateHeaderCheck.Check(header)) {
-    const problem = first.done ? undefined : stateHeaderCheck.Errors(header).First()
-    const where = problem ? `${problem.path || '/'}: ${problem.message}` : 'an empty file'
-    return {
-      status: 'ignored',
-      reason: `not a usage snapshot of format ${FORMAT} v${FORMAT_VERSION} (${where})`,
+  const batches = fileLineBatches(handle, limits.lineBytes)
+  try {
+    const first = await batches.next()
+    const header = first.done ? undefined : parsed(first.value[0] as string, 1)
+    if (!stateHeaderCheck.Check(header)) {
+      const problem = first.done ? undefined : stateHeaderCheck.Errors(header).First()
+      const where = problem ? `${problem.path || '/'}: ${problem.message}` : 'an empty file'
+      return {
+        status: 'ignored',
+        reason: `not a usage snapshot of format ${FORMAT} v${FORMAT_VERSION} (${where})`,
+      }
     }
+    // Another source's file, or one out of time, is not read further.
+    const reason = outlineProblem(header.snapshot, sourceId, nowMs)
+    if (reason !== undefined) return { status: 'ignored', reason }
+    const records = new RecordReader(nowMs, limits.records)
+    const slices = new Slices()
+    let lineNumber = 1
+    let announced: number | undefined
+    // A batch is a chunk's lines (some hundreds of records): one await per chunk, not per line.
+    for (let batch = (first.value as string[]).slice(1); ; ) {
+      for (const line of batch) {
+        lineNumber++
+        if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
+        const value = parsed(line, lineNumber)
+        if (stateEndCheck.Check(value)) announced = value.records
+        else records.add(value, lineNumber)
+        if (slices.due) await slices.next()
+      }
+      const next = await batches.next()
+      if (next.done) break
+      batch = next.value
+    }
+    if (announced === undefined)
+      throw new Ignored(`cut short: no end line after ${records.count} records (an unfinished copy?)`)
+    if (announced !== records.count)
+      throw new Ignored(
+        `cut short: the end line counts ${announced} records, the file holds ${records.count}`,
+      )
+    const { kept, refused } = records.finish()
+    return loadedSnapshot(header.snapshot, kept, refused, sourceId, nowMs)
+  } finally {
+    // Left early (ignored, or a line refused): the read under way is waited for before the file closes.
+    await batches.return(undefined)
   }
-  // Another source's file, or one out of time, is not read further.
-  const reason = outlineProblem(header.snapshot, sourceId, nowMs)
-  if (reason !== undefined) return { status: 'ignored', reason }
-  const records = new RecordReader(nowMs, limits.records)
-  const slices = new Slices()
-  let lineNumber = 1
-  let announced: number | undefined
-  for await (const line of lines) {
-    lineNumber++
-    if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
-    const value = parsed(line, lineNumber)
-    if (stateEndCheck.Check(value)) announced = value.records
-    else records.add(value, lineNumber)
-    if (slices.due) await slices.next()
-  }
-  if (announced === undefined)
-    throw new Ignored(`cut short: no end line after ${records.count} records (an unfinished copy?)`)
-  if (announced !== records.count)
-    throw new Ignored(`cut short: the end line counts ${announced} records, the file holds ${records.count}`)
-  const { kept, refused } = records.finish()
-  return loadedSnapshot(header.snapshot, kept, refused, sourceId, nowMs)
 }
 
 function parsed(line: string, lineNumber: number): unknown {
@@ -148,7 +161,7 @@ class RecordReader {
     }
     const valid = record as BucketRecord
     this.#counts.set(valid.name, (this.#counts.get(valid.name) ?? 0) + 1)
-    this.#kept.push(deepFreeze(valid))
+    this.#kept.push(freezeParsed(valid))
   }
 
   /** The records kept, sorted by name as a snapshot's are (the writer writes them so). */
