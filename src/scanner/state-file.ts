@@ -6,6 +6,7 @@ import {
   FORMAT,
   FORMAT_VERSION,
   loadedSnapshot,
+  nameCounts,
   outlineProblem,
   type RefusedRecord,
   recordProblem,
@@ -140,7 +141,6 @@ class RecordReader {
   readonly #maxRecords: number
   readonly #kept: BucketRecord[] = []
   readonly #refused: RefusedRecord[] = []
-  readonly #counts = new Map<string, number>()
   count = 0
 
   constructor(nowMs: number, maxRecords: number) {
@@ -159,20 +159,24 @@ class RecordReader {
       })
       return
     }
-    const valid = record as BucketRecord
-    this.#counts.set(valid.name, (this.#counts.get(valid.name) ?? 0) + 1)
-    this.#kept.push(freezeParsed(valid))
+    this.#kept.push(freezeParsed(record as BucketRecord))
   }
 
-  /** The records kept, sorted by name as a snapshot's are (the writer writes them so). */
+  /**
+   * The records kept, sorted by name as a snapshot's are (the writer writes them so). Sorted, a
+   * name found twice is found side by side: only then are names counted (a Map of 100,000 names
+   * built as records came cost the load 20-40 ms).
+   */
   finish(): { kept: BucketRecord[]; refused: RefusedRecord[] } {
     let kept = this.#kept
-    if (this.#counts.size < kept.length) {
-      kept = kept.filter((record) => this.#counts.get(record.name) === 1)
-      for (const [name, count] of this.#counts)
-        if (count > 1) this.#refused.push({ bucket: name, reason: `${count} records for the same bucket` })
-    }
     if (!sortedByName(kept)) kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (kept.some((record, index) => index > 0 && record.name === kept[index - 1]?.name)) {
+      const counts = nameCounts(kept)
+      kept = kept.filter((record) => counts.get(record.name) === 1)
+      for (const [name, count] of counts)
+        if (count > 1)
+          this.#refused.push({ bucket: String(name), reason: `${count} records for the same bucket` })
+    }
     return { kept, refused: this.#refused }
   }
 }
