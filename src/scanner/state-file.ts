@@ -17,7 +17,7 @@ import {
   stateHeaderCheck,
 } from './state-file-format.js'
 import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
-import { fileLineBatches, LineTooLong } from './state-file-lines.js'
+import { fileLineChunks, LineTooLong, lines } from './state-file-lines.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
@@ -77,10 +77,14 @@ async function readLines(
   nowMs: number,
   limits: StateFileLimits,
 ): Promise<StateLoad> {
-  const batches = fileLineBatches(handle, limits.lineBytes)
+  const chunks = fileLineChunks(handle, limits.lineBytes)
   try {
-    const first = await batches.next()
-    const header = first.done ? undefined : parsed(first.value[0] as string, 1)
+    const first = await chunks.next()
+    const firstBytes = first.done ? Buffer.alloc(0) : first.value
+    const headerEnd = firstBytes.indexOf(0x0a)
+    const header = first.done
+      ? undefined
+      : parsed(firstBytes.toString('utf8', 0, headerEnd === -1 ? firstBytes.length : headerEnd), 1)
     if (!stateHeaderCheck.Check(header)) {
       const problem = first.done ? undefined : stateHeaderCheck.Errors(header).First()
       const where = problem ? `${problem.path || '/'}: ${problem.message}` : 'an empty file'
@@ -96,9 +100,9 @@ async function readLines(
     const slices = new Slices()
     let lineNumber = 1
     let announced: number | undefined
-    // A batch is a chunk's lines (some hundreds of records): one await per chunk, not per line.
-    for (let batch = (first.value as string[]).slice(1); ; ) {
-      for (const line of batch) {
+    // A chunk's lines (some hundreds of records): one await per chunk, not per line.
+    for (let bytes = headerEnd === -1 ? undefined : firstBytes.subarray(headerEnd + 1); ; ) {
+      for (const line of bytes === undefined ? [] : lines(bytes)) {
         lineNumber++
         if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
         const value = parsed(line, lineNumber)
@@ -106,9 +110,9 @@ async function readLines(
         else records.add(value, lineNumber)
         if (slices.due) await slices.next()
       }
-      const next = await batches.next()
+      const next = await chunks.next()
       if (next.done) break
-      batch = next.value
+      bytes = next.value
     }
     if (announced === undefined)
       throw new Ignored(`cut short: no end line after ${records.count} records (an unfinished copy?)`)
@@ -120,7 +124,7 @@ async function readLines(
     return loadedSnapshot(header.snapshot, kept, refused, sourceId, nowMs)
   } finally {
     // Left early (ignored, or a line refused): the read under way is waited for before the file closes.
-    await batches.return(undefined)
+    await chunks.return(undefined)
   }
 }
 
