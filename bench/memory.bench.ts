@@ -109,7 +109,7 @@ try {
   }
 
   process.stdout.write(
-    `bare node ${bareMb.toFixed(0)} MB; idle exporter ${idleMb.toFixed(0)} MB; 10,000 buckets served: ` +
+    `bare node ${bareMb.toFixed(0)} MB; exporter 3 s after start ${idleMb.toFixed(0)} MB; 10,000 buckets served: ` +
       `${served.rssMb.toFixed(0)} MB at the end, peak ${served.peakMb.toFixed(0)} MB; with scans every 5 s: ` +
       `${scanning.rssMb.toFixed(0)} MB at the end, peak ${scanning.peakMb.toFixed(0)} MB\n`,
   )
@@ -117,7 +117,7 @@ try {
     {
       name: 'RSS, 10,000 buckets in the snapshot',
       figure: `peak ${served.peakMb.toFixed(0)} MB (${served.rssMb.toFixed(0)} MB after)`,
-      baseline: `idle ${idleMb.toFixed(0)} MB`,
+      baseline: `3 s after start ${idleMb.toFixed(0)} MB`,
       ratio: served.peakMb / idleMb,
       target: `< ${LOADED_TARGET_MB} MB`,
       pass: served.peakMb < LOADED_TARGET_MB,

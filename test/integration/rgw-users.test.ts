@@ -9,6 +9,7 @@ import { readUsers } from '../../src/scanner/sources/rgw/users.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { findSamples, type ParsedExposition, sampleValue } from '../support/exposition.js'
 import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'
+import { startRecordingProxy } from '../support/recording-proxy.js'
 import { type RgwCluster, type RgwUser, startRgwCluster } from '../support/rgw-cluster.js'
 import { rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
 import { waitFor } from '../support/wait-for.js'
@@ -216,6 +217,53 @@ describe('RGW users and usage log against Ceph RGW', { timeout: 10 * 60_000 }, (
     // From its own hour, the newest hour is there, with the same figures; from the next hour, not.
     assert.deepEqual((await from(newest)).get('alice-b')?.get(newest), whole.get('alice-b')?.get(newest))
     assert.equal((await from(newest + 3600)).get('alice-b')?.get(newest), undefined)
+  })
+
+  it('usage log: the exporter reads the whole log once, then only from the hour before the newest it saw', async () => {
+    const client = new RgwAdminClient({
+      endpoint: cluster.endpoint,
+      region: cluster.region,
+      credentials: cluster,
+    })
+    // The hours of the two buckets the scenario made (the exporter measures them, and maybe more).
+    const newestHour = async () => {
+      const log = await client.usageLog(AbortSignal.timeout(60_000))
+      const hours = ['alice-b', 'bob-b'].flatMap((bucket) => [...(log.get(bucket)?.keys() ?? [])])
+      return { newest: Math.max(...hours), hours: new Set(hours) }
+    }
+    const before = await newestHour()
+    const proxy = await startRecordingProxy(cluster.endpoint, { keepHost: true })
+    try {
+      const running = await startExporter(
+        rgwSourceEnv({ ...cluster, endpoint: `http://${proxy.target}` }, 'rgw', {
+          BUCKET_METRICS: 'default,usage_log',
+        }),
+      )
+      exporters.push(running)
+      await running.exporter.scanner.scanNow()
+      await running.exporter.scanner.scanNow()
+      const after = await newestHour()
+      const usageReads = proxy.requests
+        .filter((line) => line.startsWith('GET /admin/usage?'))
+        .map((line) => new URL(line.slice('GET '.length), 'http://rgw').searchParams)
+      assert.equal(
+        usageReads.length,
+        2,
+        `two scans, two reads of the usage log: ${proxy.requests.join(', ')}`,
+      )
+      assert.equal(usageReads[0]?.get('start'), null, 'the first scan reads the whole log')
+      const start = usageReads[1]?.get('start')
+      assert.match(start ?? '', /^\d{4}-\d{2}-\d{2} \d{2}:00:00$/, 'a whole UTC hour')
+      const startEpoch = Date.parse(`${(start ?? '').replace(' ', 'T')}Z`) / 1000
+      // One hour before the newest hour the first scan saw: at least the newest of those two
+      // buckets before it, and an hour their log holds.
+      assert.ok(startEpoch + 3600 >= before.newest, `${start}: not before the newest hour seen`)
+      assert.ok(after.hours.has(startEpoch + 3600), `${start}: the hour after it is in the log`)
+      await running.close()
+      exporters.splice(exporters.indexOf(running), 1)
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('usage log: counters grow by what was done, never down when RGW trims the log; the state file keeps them', async () => {

@@ -3,23 +3,41 @@ import { createServer, request } from 'node:http'
 import { type ParsedExposition, parseExposition } from './exposition.js'
 
 /**
- * A pass-through HTTP proxy on loopback that keeps every scrape body it relays, in order, so a
- * test can compare what Prometheus stored with exactly what the exporter served. It asks the
- * exporter for an uncompressed body (drops Accept-Encoding) and changes nothing else.
+ * A pass-through HTTP proxy on loopback that keeps every request line and every scrape body it
+ * relays, in order: a test can compare what Prometheus stored with exactly what the exporter
+ * served, or see what the exporter asked of an upstream. It asks for uncompressed bodies (drops
+ * Accept-Encoding) and changes nothing else.
  */
 export interface RecordingProxy {
   /** host:port for a Prometheus target. */
   readonly target: string
-  /** Every relayed scrape with status 200, parsed, oldest first. */
+  /** Every relayed answer with status 200 and an exposition's content type, parsed, oldest first. */
   readonly scrapes: ParsedExposition[]
+  /** Every request relayed, as `METHOD /path?query`, oldest first. */
+  readonly requests: string[]
   close(): Promise<void>
 }
 
-export async function startRecordingProxy(upstream: string): Promise<RecordingProxy> {
+export interface RecordingProxyOptions {
+  /**
+   * Forward the client's Host header as it came (the proxy's address), so a SigV4-signed request,
+   * which signs it, stays valid; by default the upstream's host is sent.
+   */
+  readonly keepHost?: boolean
+}
+
+const EXPOSITION_TYPE = /^(text\/plain|application\/openmetrics-text)/
+
+export async function startRecordingProxy(
+  upstream: string,
+  options: RecordingProxyOptions = {},
+): Promise<RecordingProxy> {
   const scrapes: ParsedExposition[] = []
+  const requests: string[] = []
   const upstreamUrl = new URL(upstream)
   const server = createServer((incoming, outgoing) => {
-    const headers = { ...incoming.headers, host: upstreamUrl.host }
+    requests.push(`${incoming.method} ${incoming.url}`)
+    const headers = { ...incoming.headers, ...(options.keepHost ? {} : { host: upstreamUrl.host }) }
     delete headers['accept-encoding']
     const forward = request(
       {
@@ -35,7 +53,8 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
         response.on('end', () => {
           const body = Buffer.concat(chunks)
           // Recorded before Prometheus gets the body, so every stored sample has its scrape here.
-          if (response.statusCode === 200) scrapes.push(parseExposition(body.toString('utf8')))
+          if (response.statusCode === 200 && EXPOSITION_TYPE.test(response.headers['content-type'] ?? ''))
+            scrapes.push(parseExposition(body.toString('utf8')))
           outgoing.writeHead(response.statusCode ?? 502, response.headers)
           outgoing.end(body)
         })
@@ -54,6 +73,7 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
   return {
     target: `127.0.0.1:${address.port}`,
     scrapes,
+    requests,
     async close() {
       server.closeAllConnections()
       server.close()
