@@ -8,6 +8,7 @@ import { type ExporterChild, startExporterChild } from './support/exporter-child
 import { LoopBlockMonitor, LoopBusyMonitor } from './support/loop-delay.js'
 import { type BenchRow, median, report } from './support/report.js'
 import { startScrapeClient } from './support/scrape-client.js'
+import { type StateLoadTiming, timedStateLoad } from './support/state-load.js'
 import { createUsageState, type UsageState } from './support/usage-state.js'
 
 /**
@@ -16,8 +17,9 @@ import { createUsageState, type UsageState } from './support/usage-state.js'
  * same measurement at 10,000 buckets in the same run (how it scales), or against the bare
  * operation underneath (JSON.parse of the same state file):
  * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen, a
- *   slice at a time), medians of three, alternated with a bare readFile and JSON.parse of each of
- *   the same file's lines; < 2 s, and the loop never held > 50 ms meanwhile;
+ *   slice at a time) as an exporter loads it at start, in a fresh process (support/state-load.ts),
+ *   medians of three, alternated with a bare readFile and JSON.parse of each of the same file's
+ *   lines in a fresh process too; < 2 s, and the loop never held > 50 ms meanwhile;
  * - the CPU of a gzip scrape of the built exporter (`node dist/main.js`) serving the snapshot from
  *   its state file, all its threads, read from /proc over 10 scrapes, medians of three rounds
  *   alternated with the 10,000-bucket exporter; < 50 ms;
@@ -40,12 +42,10 @@ const ROUNDS = 3
 const SCRAPES = 10
 const GZIP = { 'Accept-Encoding': 'gzip' }
 
-type StateFileModule = typeof import('../src/scanner/state-file.js')
 type ScannerModule = typeof import('../src/scanner/scanner.js')
 type ExpositionModule = typeof import('../src/collectors/usage-exposition.js')
 
 const build = benchBuild()
-const { loadState } = await build.load<StateFileModule>('scanner/state-file.js')
 const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
 const { UsageExposition, seriesBudgetOf } = await build.load<ExpositionModule>(
   'collectors/usage-exposition.js',
@@ -56,35 +56,6 @@ const busy = new LoopBusyMonitor()
 const silent = pino({ level: 'silent' })
 const defaultBudget = seriesBudgetOf({ BUCKET_METRICS: '', BUCKETS_TOP_N: 0, MAX_SERIES: 0 })
 const count = (n: number) => n.toLocaleString('en')
-
-/** The scanner's loader on `state`'s file: wall time and longest block, in ms. */
-async function timedLoad(state: UsageState): Promise<{ ms: number; blockMs: number; busyMs: number }> {
-  globalThis.gc?.()
-  monitor.start()
-  busy.start()
-  const started = performance.now()
-  const loaded = await loadState(state.stateFile, state.generated.snapshot.sourceId)
-  const ms = performance.now() - started
-  // A timer's turn before the monitor stops, or a block just before the load resolved goes unseen.
-  await sleep(5)
-  const blockMs = monitor.stop()
-  const busyMs = busy.stop()
-  if (
-    loaded.status !== 'loaded' ||
-    loaded.snapshot.buckets.length !== state.generated.snapshot.buckets.length
-  )
-    throw new Error(`state file not loaded whole: ${loaded.status}`)
-  return { ms, blockMs, busyMs }
-}
-
-/** The bare operation underneath: the file read whole and each of its lines parsed, nothing checked. */
-async function timedParse(state: UsageState): Promise<number> {
-  globalThis.gc?.()
-  const started = performance.now()
-  const text = await readFile(state.stateFile, 'utf8')
-  for (const line of text.split('\n')) if (line !== '') JSON.parse(line)
-  return performance.now() - started
-}
 
 /** Waits (bounded) until a gzip scrape carries the rendered usage block, not just the scrape's own families. */
 async function rendered(exporter: ExporterChild, minBytes: number): Promise<void> {
@@ -163,17 +134,20 @@ const cleanups: Array<() => Promise<void> | void> = [
   () => client.close(),
 ]
 try {
-  // The state file: the loader against a bare parse of the same file, alternated.
-  const loads: Array<{ ms: number; blockMs: number; busyMs: number }> = []
-  const parses: number[] = []
+  // The state file: the loader against a bare parse of the same file, alternated, each in a fresh process.
+  const loads: StateLoadTiming[] = []
+  const parses: StateLoadTiming[] = []
+  const { sourceId } = big.generated.snapshot
   for (let round = 0; round < ROUNDS; round++) {
-    loads.push(await timedLoad(big))
-    parses.push(await timedParse(big))
+    loads.push(await timedStateLoad('load', build.dir, big.stateFile, sourceId))
+    parses.push(await timedStateLoad('parse', build.dir, big.stateFile, sourceId))
   }
+  if (loads.some((load) => load.buckets !== BUCKETS) || parses.some((parse) => parse.buckets !== BUCKETS))
+    throw new Error('the state file was not read whole')
   const loadMs = median(loads.map((load) => load.ms))
   const loadBlockMs = Math.max(...loads.map((load) => load.blockMs))
   const loadBusyMs = Math.max(...loads.map((load) => load.busyMs))
-  const parseMs = median(parses)
+  const parseMs = median(parses.map((parse) => parse.ms))
 
   // The built exporter serving each state file; gzip scrapes alternated between the two.
   const exporters = {
@@ -217,7 +191,9 @@ try {
   const mb = (value: number) => `${(value / 1e6).toFixed(1)} MB`
   process.stdout.write(
     `state file ${mb((await readFile(big.stateFile)).length)}: load ${loads.map((load) => load.ms.toFixed(0)).join(', ')} ms ` +
-      `(longest block ${loadBlockMs.toFixed(0)} ms, thread busy ${loadBusyMs.toFixed(0)} ms), bare read + parse ${parses.map((ms) => ms.toFixed(0)).join(', ')} ms\n` +
+      `(main thread CPU ${loads.map((load) => load.cpuMs.toFixed(0)).join(', ')} ms; longest block ${loadBlockMs.toFixed(0)} ms, ` +
+      `thread busy ${loadBusyMs.toFixed(0)} ms), bare read + parse ${parses.map((parse) => parse.ms.toFixed(0)).join(', ')} ms ` +
+      `(CPU ${parses.map((parse) => parse.cpuMs.toFixed(0)).join(', ')} ms)\n` +
       `gzip scrape: ${mb(bytes.big)} at ${count(BUCKETS)}, ${mb(bytes.base)} at ${count(BASE_BUCKETS)}; CPU ` +
       `${cpu.big.map((ms) => ms.toFixed(1)).join(', ')} / ${cpu.base.map((ms) => ms.toFixed(1)).join(', ')} ms\n` +
       `peak RSS ${memory.big.peakMb.toFixed(0)} / ${memory.base.peakMb.toFixed(0)} MB; publication ` +

@@ -8,6 +8,7 @@ import type { BucketUsage } from '../../src/scanner/sources/types.js'
 import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/state-file.js'
 import { scratchFolder } from '../support/scratch.js'
 import { legacyStateText, readStateDocument, stateLines, writeStateDocument } from '../support/state-file.js'
+import { generateSnapshot } from '../support/usage-snapshots.js'
 
 function sampleSnapshot(): UsageSnapshot {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 1_700_000_200_000 })
@@ -368,4 +369,63 @@ test('a file past its bounds is ignored with the bound it passed, not read whole
     await reasons(`${good}${' '.repeat(1_000_000)}`),
     `larger than 1000000 bytes (${good.length + 1_000_000})`,
   )
+})
+
+/** Whether `value` and everything in it is frozen. */
+function frozenThrough(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  return Object.isFrozen(value) && Object.values(value).every(frozenThrough)
+}
+
+test('a file of many read chunks loads whole: lines and UTF-8 characters cut at a chunk end, records frozen', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  // Names of 1-, 2-, 3- and 4-byte characters, so chunk ends fall inside characters too.
+  const names = Array.from(
+    { length: 3000 },
+    (_, index) => `b-${String(index).padStart(4, '0')}-é€😀${'ü'.repeat(index % 7)}`,
+  )
+  const { snapshot } = generateSnapshot({
+    buckets: names,
+    objectsPerBucket: 6,
+    sourceId: 's3:http://127.0.0.1:9000',
+    completedAtMs: Date.now(),
+  })
+  await saveState(path, snapshot)
+  assert.ok((await readFile(path)).length > 3 * 2 ** 20, 'more than three chunks of a MiB')
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  if (loaded.status !== 'loaded') return
+  assert.deepEqual(loaded.snapshot, snapshot)
+  assert.deepEqual(loaded.refused, [])
+  assert.ok(loaded.snapshot.buckets.every(frozenThrough), 'every record frozen all the way down')
+})
+
+test('a line across chunks is read whole under its bound and refused past it', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const document = await readStateDocument(path)
+  const limits = { lineBytes: 3 * 2 ** 20, records: 10, fileBytes: 2 ** 30 }
+  const withNote = async (bytes: number) => {
+    const long = { ...document.snapshot.buckets[1], name: 'long', note: 'é'.repeat(bytes / 2) }
+    const [denied, photos] = document.snapshot.buckets as Record<string, unknown>[]
+    const buckets = [denied, long, photos] as Record<string, unknown>[]
+    await writeFile(path, stateLines({ ...document, snapshot: { ...document.snapshot, buckets } }))
+    return loadState(path, snapshot.sourceId, undefined, limits)
+  }
+  // Some 2.5 MiB: three chunks, under the bound.
+  const under = await withNote(2.5 * 2 ** 20)
+  assert.equal(under.status, 'loaded')
+  assert.deepEqual(under.status === 'loaded' ? under.snapshot.buckets.map((record) => record.name) : [], [
+    'denied',
+    'long',
+    'photos',
+  ])
+  // Some 3.5 MiB: past the bound, though no chunk alone is.
+  assert.deepEqual(await withNote(3.5 * 2 ** 20), {
+    status: 'ignored',
+    reason: `a line is longer than ${3 * 2 ** 20} bytes`,
+  })
 })
