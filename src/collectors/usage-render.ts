@@ -40,7 +40,7 @@ export async function renderUsageBlock(
   options: RenderOptions,
 ): Promise<ExpositionBlock> {
   const { signal } = options
-  // A turn of the event loop first: the snapshot is published (frozen, handed to listeners) in
+  // A turn of the event loop first: the snapshot is published (handed to listeners) in
   // one turn and the rendering set up (planned, totals summed over every bucket) in another, so
   // at 100,000 buckets neither adds to the other's block.
   await nextTurn()

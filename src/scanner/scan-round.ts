@@ -4,7 +4,7 @@ import { linkedAbort } from './linked-abort.js'
 import { ListingSlots } from './listing-slots.js'
 import type { BucketFailures } from './scan-failures.js'
 import { keptInSlices, Slices } from './slices.js'
-import { type BucketRecord, deepFreeze, type RecordsByName } from './snapshot.js'
+import type { BucketRecord, RecordsByName } from './snapshot.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from './sources/types.js'
 import { SourceError } from './sources/types.js'
 
@@ -107,13 +107,12 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     })
     if (signal.aborted) throw signal.reason
     records = []
-    // In slices, each record frozen as merged: at 100,000 buckets merging and freezing them in one
-    // go held the event loop some 150 ms, and publishing the snapshot now has nothing to freeze.
+    // In slices: at 100,000 buckets merging them in one go held the event loop some 150 ms.
     const slices = new Slices()
     for (let index = 0; index < names.length; index++) {
       const name = names[index] as string
       const merged = mergeRecord(name, outcomes[index] as Outcome, previous.get(name), options)
-      if (merged) records.push(deepFreeze(merged))
+      if (merged) records.push(merged)
       if (slices.due) {
         await slices.next()
         if (signal.aborted) throw signal.reason
@@ -125,7 +124,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     await round.close?.()
   }
   failures.keepOnly(new Set(records.map((record) => record.name)))
-  // The records merged in this turn, the snapshot frozen and published in the next: at 100,000
+  // The records merged in this turn, the snapshot published in the next: at 100,000
   // buckets each is tens of milliseconds the event loop would otherwise wait in one go.
   await nextTurn()
   const failure = outcomes.find((outcome) => !outcome.ok)
@@ -149,10 +148,8 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
 async function measureUsers(round: ScanRound, options: ScanRoundOptions): Promise<UserScan | undefined> {
   if (!round.users) return undefined
   try {
-    const users = deepFreeze(
-      await bounded(options.signal, options.timeoutMs, 'users not measured', (signal) =>
-        (round.users as (signal: AbortSignal) => Promise<UserScan>)(signal),
-      ),
+    const users = await bounded(options.signal, options.timeoutMs, 'users not measured', (signal) =>
+      (round.users as (signal: AbortSignal) => Promise<UserScan>)(signal),
     )
     options.failures.users(undefined)
     return users
@@ -189,11 +186,8 @@ async function measure(
   const started = performance.now()
   const seconds = () => (performance.now() - started) / 1000
   try {
-    // Frozen now, bucket by bucket, so publishing the snapshot has little left to freeze.
-    const usage = deepFreeze(
-      await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-        round.measure(bucket, signal, slots),
-      ),
+    const usage = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
+      round.measure(bucket, signal, slots),
     )
     return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
   } catch (error) {

@@ -4,7 +4,7 @@ import type { BucketFilter } from './bucket-filter.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
 import { keptInSlices } from './slices.js'
-import { freezeSnapshot, recordsByName, type UsageSnapshot } from './snapshot.js'
+import { recordsByName, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
 import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
@@ -195,7 +195,7 @@ export class UsageScanner {
   async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
-    const snapshot = freezeSnapshot({
+    const snapshot: UsageSnapshot = {
       sourceName: source.name,
       sourceId: source.id,
       sourceUp,
@@ -204,7 +204,7 @@ export class UsageScanner {
       buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
       ...(users ? { users } : {}),
-    })
+    }
     this.#publish(snapshot)
     await this.#saveState(snapshot)
     // At info: the one line that says a scan happened and what it found (new buckets appear now).
@@ -269,7 +269,7 @@ export class UsageScanner {
     const usersRefused = loaded.usersRefused
     if (usersRefused) this.#logger.warn({ stateFile, reason: usersRefused }, 'state file users refused')
     this.#logger.info({ stateFile, buckets: buckets.length }, 'usage snapshot loaded from state file')
-    return freezeSnapshot({ ...loaded.snapshot, buckets })
+    return { ...loaded.snapshot, buckets }
   }
 
   async #saveState(snapshot: UsageSnapshot): Promise<void> {

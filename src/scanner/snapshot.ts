@@ -16,6 +16,11 @@ export interface BucketRecord {
  * What scrapes serve: the result of the last completed scan (or the state file), immutable and
  * replaced whole, never edited in place, so a scrape that runs during a scan reads a consistent
  * view and anything derived from a snapshot (a rendered exposition) can be cached by identity.
+ * Immutable by type (readonly all the way down, frozen.ts), not by Object.freeze: freezing every
+ * record cost some 300 ms of CPU at 100,000 buckets on each load and publication, and a frozen
+ * array of large counts is rewritten as one boxed number per element, more for every collection
+ * to copy and mark. The tests hand the code frozen snapshots (test/support/deep-freeze.ts), so a
+ * write to one fails there.
  */
 export interface UsageSnapshot {
   /** The `source` label of source_up. */
@@ -40,50 +45,6 @@ export interface UsageSnapshot {
    * read (but was not refused), the last one; absent for sources without users.
    */
   readonly users?: UserScan
-}
-
-/**
- * Freezes the snapshot and everything in it, so no holder can change what others read. Parts
- * frozen already (a bucket's figures, frozen as the bucket finished) are not walked again: at
- * 10,000 buckets a whole walk is some 30 ms the event loop would wait when the snapshot is published.
- */
-export function freezeSnapshot(snapshot: UsageSnapshot): UsageSnapshot {
-  return deepFreeze(snapshot)
-}
-
-/**
- * Freezes `value` and everything reachable from it. Indexed loops and for-in rather than
- * Object.values: no array is allocated per object, and numbers are not visited as calls (freezing
- * 20,000 generated bucket records took some 40% less CPU time, alternated runs).
- */
-export function deepFreeze<T>(value: T): T {
-  return freezeThrough(value, true)
-}
-
-/**
- * deepFreeze for a value JSON.parse just made: nothing in it is frozen or shared yet, so no object
- * is asked whether it is (freezing 20,000 parsed bucket records: some 20% less time, alternated).
- */
-export function freezeParsed<T>(value: T): T {
-  return freezeThrough(value, false)
-}
-
-/** Freezes `value` through; with `ask`, an object already frozen is taken as frozen through. */
-function freezeThrough<T>(value: T, ask: boolean): T {
-  if (value === null || typeof value !== 'object' || (ask && Object.isFrozen(value))) return value
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      const inner: unknown = value[index]
-      if (inner !== null && typeof inner === 'object') freezeThrough(inner, ask)
-    }
-  } else {
-    // Snapshots are plain data: their own properties are all there is to walk.
-    for (const key in value) {
-      const inner: unknown = (value as Record<string, unknown>)[key]
-      if (inner !== null && typeof inner === 'object') freezeThrough(inner, ask)
-    }
-  }
-  return Object.freeze(value)
 }
 
 /** A snapshot's records by name, as a round looks up the last figures of each bucket it measures. */

@@ -1,7 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises'
 import { Slices } from './slices.js'
 import type { BucketRecord } from './snapshot.js'
-import { freezeParsed } from './snapshot.js'
 import {
   FORMAT,
   FORMAT_VERSION,
@@ -25,7 +24,7 @@ import { fileLineChunks, LineTooLong, lines } from './state-file-lines.js'
  * the old file or the new one, never half of one. Read with a schema: anything that is not a
  * snapshot of this format version (corrupt, truncated, another program's file, histogram bounds
  * that changed) is refused with a reason, never trusted. Read a line at a time, each record
- * checked and frozen as it comes, in slices: at 100,000 buckets (115 MB) loading is seconds of
+ * checked as it comes, in slices: at 100,000 buckets (115 MB) loading is seconds of
  * work, during which the event loop is never held more than a slice.
  */
 
@@ -137,7 +136,7 @@ function parsed(line: string, lineNumber: number): unknown {
 }
 
 /**
- * The records as they come, each checked and frozen (kept) or refused with its reason; a name found
+ * The records as they come, each checked (kept) or refused with its reason; a name found
  * in more than one record is refused in each, since which holds the true figures cannot be told.
  */
 class RecordReader {
@@ -163,7 +162,7 @@ class RecordReader {
       })
       return
     }
-    this.#kept.push(freezeParsed(record as BucketRecord))
+    this.#kept.push(record as BucketRecord)
   }
 
   /**

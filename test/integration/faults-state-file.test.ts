@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { freezeSnapshot } from '../../src/scanner/snapshot.js'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { deepFreeze } from '../support/deep-freeze.js'
 import { sampleValue } from '../support/exposition.js'
 import { scratchFolder } from '../support/scratch.js'
 import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
@@ -118,7 +118,7 @@ async function craftedStateFile(
   const nowSeconds = Math.floor(Date.now() / 1000)
   await saveState(
     path,
-    freezeSnapshot({
+    deepFreeze({
       sourceName: 'fs',
       sourceId: `fs:${data}`,
       sourceUp: true,

@@ -7,9 +7,10 @@ import {
 import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
 import { ROOT_PREFIX } from '../../src/scanner/prefix-sketch.js'
 import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
-import { type BucketRecord, freezeSnapshot, type UsageSnapshot } from '../../src/scanner/snapshot.js'
+import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/scanner/sources/types.js'
 import type { UsageLog } from '../../src/scanner/usage-log.js'
+import { deepFreeze } from './deep-freeze.js'
 
 /**
  * Snapshots with every usage family, made the way a scan makes them: generated objects folded by
@@ -74,7 +75,7 @@ export function generateSnapshot(options: SnapshotOptions): GeneratedSnapshot {
       lastSuccessSeconds: (ORIGIN_MS + index * 1000) / 1000,
     }
   })
-  const snapshot = freezeSnapshot({
+  const snapshot = deepFreeze({
     sourceName: options.sourceName ?? 's3',
     sourceId: options.sourceId ?? 's3:http://127.0.0.1:9000',
     sourceUp: true,

@@ -4,8 +4,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
-import { freezeSnapshot } from '../../src/scanner/snapshot.js'
 import { saveState } from '../../src/scanner/state-file.js'
+import { deepFreeze } from '../support/deep-freeze.js'
 import { rawGet, startExporter } from '../support/exporter.js'
 import { scratchFolder } from '../support/scratch.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
@@ -127,10 +127,7 @@ test('the scrape of a fixed snapshot and fake drives equals the golden files, pl
   // Completed now: the scanner schedules its first scan a SCAN_INTERVAL after it, not at once.
   // Started 1.5 s before: the last scan's duration is a fixed figure, its times the clock's.
   const completedAtMs = Date.now()
-  await saveState(
-    stateFile,
-    freezeSnapshot({ ...snapshot, completedAtMs, startedAtMs: completedAtMs - 1500 }),
-  )
+  await saveState(stateFile, deepFreeze({ ...snapshot, completedAtMs, startedAtMs: completedAtMs - 1500 }))
   const running = await startExporter(
     {
       DATA_DIR: dataDir,

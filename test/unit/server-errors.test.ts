@@ -6,8 +6,8 @@ import { CollectorRunner } from '../../src/collectors/runner.js'
 import { RuntimeMetrics } from '../../src/collectors/runtime.js'
 import { loadConfig } from '../../src/config/load.js'
 import { ScrapeAssembler } from '../../src/metrics/exposition/scrape-assembler.js'
-import { freezeSnapshot } from '../../src/scanner/snapshot.js'
 import { Readiness } from '../../src/server/readiness.js'
+import { deepFreeze } from '../support/deep-freeze.js'
 import { CapturedLogs } from '../support/exporter.js'
 
 test('an answer of 500 is logged with its route and error, though request lines are off', async () => {
@@ -19,7 +19,7 @@ test('an answer of 500 is logged with its route and error, though request lines 
   const logger = pino({ level: 'info' }, logs)
   // A snapshot no loader lets through any more (a completion time of 1e300 ms): the landing page
   // cannot render its date, whatever else it shows.
-  const snapshot = freezeSnapshot({
+  const snapshot = deepFreeze({
     sourceName: 'fs',
     sourceId: 'fs:/data',
     sourceUp: true,
