@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { LoopBlockMonitor } from './loop-delay.js'
+import { LoopBlockMonitor, LoopBusyMonitor } from './loop-delay.js'
 
 /**
  * The real exporter (createExporter from the build, the snapshot loaded from its state file) in a
@@ -20,8 +20,11 @@ import { LoopBlockMonitor } from './loop-delay.js'
 export interface PublishingExporter {
   /** The child's /metrics. */
   readonly url: string
-  /** The longest block (ms) while two scans are published, after `during` started. */
-  publish(during: () => void): Promise<number>
+  /**
+   * The longest block while two scans are published, after `during` started, and the main
+   * thread's longest stretch (CPU time: the block without waits for a core), in ms.
+   */
+  publish(during: () => void): Promise<{ blockMs: number; busyMs: number }>
   close(): Promise<void>
 }
 
@@ -29,7 +32,7 @@ type Message =
   | { kind: 'start'; dist: string; env: Record<string, string> }
   | { kind: 'settle' }
   | { kind: 'publish' }
-type Reply = { url: string } | { settled: true } | { blockMs: number } | { error: string }
+type Reply = { url: string } | { settled: true } | { blockMs: number; busyMs: number } | { error: string }
 
 export async function startPublishingExporter(
   dist: string,
@@ -65,7 +68,7 @@ export async function startPublishingExporter(
         during()
         const published = await ask({ kind: 'publish' })
         if (!('blockMs' in published)) throw new Error('exporter child: no figure')
-        return published.blockMs
+        return published
       },
       close,
     }
@@ -78,6 +81,7 @@ export async function startPublishingExporter(
 async function serve(): Promise<void> {
   let exporter: Awaited<ReturnType<typeof import('../../src/exporter.js').createExporter>> | undefined
   const monitor = new LoopBlockMonitor()
+  const busy = new LoopBusyMonitor()
   const zipped = { 'Accept-Encoding': 'gzip' }
   const answer = async (message: Message): Promise<Reply> => {
     if (message.kind === 'start') {
@@ -99,9 +103,10 @@ async function serve(): Promise<void> {
       return { settled: true }
     }
     monitor.start()
+    busy.start()
     for (let scan = 0; scan < 2; scan++) await exporter.scanner.scanNow()
     await exporter.app.inject({ url: '/metrics', headers: zipped })
-    return { blockMs: monitor.stop() }
+    return { blockMs: monitor.stop(), busyMs: busy.stop() }
   }
   process.on('message', (message: Message) => {
     answer(message).then(
