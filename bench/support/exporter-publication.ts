@@ -39,7 +39,13 @@ export async function startPublishingExporter(
   env: Record<string, string>,
 ): Promise<PublishingExporter> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    // PUBLICATION_ARGV: node flags for the child only (--trace-gc, --cpu-prof), to attribute its blocks.
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env.PUBLICATION_ARGV ?? '').split(' ').filter(Boolean),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const ask = async (message: Message): Promise<Reply> => {
