@@ -29,7 +29,9 @@ export const BucketSettingsSchema = Type.Object({
     Type.Union([Type.Literal('Enabled'), Type.Literal('Disabled'), Type.Literal('Off')]),
   ),
   /** Allowlisted tags by label name (BUCKET_TAG_LABELS), values cut to SETTING_VALUE_MAX_LENGTH. */
-  tags: Type.Optional(Type.Record(Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }), Value)),
+  tags: Type.Optional(
+    Type.Record(Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }), Value, { additionalProperties: false }),
+  ),
 })
 
 export type BucketSettings = Readonly<Static<typeof BucketSettingsSchema>>

@@ -36,6 +36,8 @@ const FiguresSchema = Type.Object({
 
 const Categories = Type.Record(Type.String({ pattern: USAGE_LOG_CATEGORY.source }), FiguresSchema, {
   maxProperties: USAGE_LOG_MAX_CATEGORIES,
+  // A key the pattern misses is refused, not passed with its value unchecked (TypeBox's default).
+  additionalProperties: false,
 })
 
 export const UsageLogSchema = Type.Object({

@@ -207,3 +207,47 @@ test('without SCAN_VERSIONS the current objects come from ListObjectsV2 pages, w
   assert.equal(findSamples(scrape, 'objstore_bucket_usage_version_total').length, 0)
   assert.equal(findSamples(scrape, 'objstore_cluster_usage_version_total').length, 0)
 })
+
+test('a store listing a storage class of its own per object: 64 names kept, the rest and odd names counted as _other', async (t) => {
+  // 70 classes of 10 bytes each in ListObjectsV2 order, then one too long and one with a newline.
+  const names = [
+    ...Array.from({ length: 70 }, (_, index) => `CLASS_${String(index).padStart(2, '0')}`),
+    'X'.repeat(65),
+    'COLD\nTIER',
+  ]
+  const classy: StoredBucket = {
+    name: 'classy',
+    versions: names.map((storageClass, index) => ({
+      key: `k${String(index).padStart(3, '0')}`,
+      versionId: 'null',
+      isLatest: true,
+      lastModified: at(index),
+      size: 10,
+      storageClass,
+    })),
+    uploads: [],
+  }
+  const classyStore = await startXmlStore([classy], 1000)
+  t.after(() => classyStore.close())
+  const exporter = await startExporter({ ...env({}), S3_ENDPOINT: classyStore.endpoint })
+  t.after(() => exporter.close())
+  const scrape = await exporter.scrape()
+  const shown = findSamples(scrape, 'objstore_bucket_storage_class_bytes', { bucket: 'classy' })
+  const byClass = new Map(shown.map((sample) => [sample.labels.storage_class, sample.value]))
+  // The 64 names are counted per process (the exporter here shares it with this file's other
+  // tests, whose classes came first) and which come first depends on the listing's order: at most
+  // 64 names, each holding its own object, and the rest in _other.
+  assert.ok(byClass.size <= 65 && byClass.size >= 60, `${byClass.size} classes: 64 names at most and _other`)
+  for (const [name, bytes] of byClass)
+    if (name !== '_other') assert.deepEqual([name, bytes], [name?.match(/^CLASS_\d\d$/)?.[0], 10])
+  assert.equal(
+    byClass.get('_other'),
+    10 * (names.length - (byClass.size - 1)),
+    'the long name, the newline and past the bound',
+  )
+  assert.equal(
+    [...byClass.values()].reduce((sum, bytes) => sum + bytes, 0),
+    sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'classy' }),
+    'every byte in one class',
+  )
+})

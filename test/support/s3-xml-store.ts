@@ -194,7 +194,7 @@ function listVersions(bucket: StoredBucket, query: URLSearchParams, pageSize: nu
     .map((entry) => {
       const common = `<Key>${escapeXml(entry.key)}</Key><VersionId>${escapeXml(entry.versionId)}</VersionId><IsLatest>${entry.isLatest}</IsLatest><LastModified>${entry.lastModified.toISOString()}</LastModified>`
       if (entry.size === undefined) return `<DeleteMarker>${OWNER}${common}</DeleteMarker>`
-      return `<Version>${common}<ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${entry.storageClass ?? 'STANDARD'}</StorageClass>${OWNER}</Version>`
+      return `<Version>${common}<ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${escapeXml(entry.storageClass ?? 'STANDARD')}</StorageClass>${OWNER}</Version>`
     })
     .join('')
   const next =
@@ -238,7 +238,7 @@ function listObjectsV2(bucket: StoredBucket, query: URLSearchParams, pageSize: n
   const body = page
     .map(
       (entry) =>
-        `<Contents><Key>${escapeXml(entry.key)}</Key><LastModified>${entry.lastModified.toISOString()}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${entry.storageClass ?? 'STANDARD'}</StorageClass></Contents>`,
+        `<Contents><Key>${escapeXml(entry.key)}</Key><LastModified>${entry.lastModified.toISOString()}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${escapeXml(entry.storageClass ?? 'STANDARD')}</StorageClass></Contents>`,
     )
     .join('')
   const next = truncated ? `<NextContinuationToken>${start + pageSize}</NextContinuationToken>` : ''

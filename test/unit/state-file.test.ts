@@ -143,6 +143,17 @@ test('records out of range or found twice are refused one by one, with what was 
     variant('future', (record) => (record.lastSuccessSeconds = 253402300799)),
     variant('ancient', (record) => (record.lastSuccessSeconds = 86_400)),
     variant('histogram', (record) => (record.usage.sizeHistogram[3] = 0.5)),
+    // Map keys outside their pattern: refused, not passed with the value unchecked.
+    variant('class-key', (record) => Object.assign(record.usage, { storageClassBytes: { 'A\nB': 'lots' } })),
+    variant('tag-key', (record) => Object.assign(record.usage, { settings: { tags: { 'a b': { x: 1 } } } })),
+    variant('log-key', (record) =>
+      Object.assign(record.usage, { usageLog: { totals: { 'PUT OBJ': 'x' }, recent: [] } }),
+    ),
+    variant('classes', (record) =>
+      Object.assign(record.usage, {
+        storageClassBytes: Object.fromEntries(Array.from({ length: 66 }, (_, index) => [`C${index}`, 1])),
+      }),
+    ),
   )
   const text = stateLines(good).replace('"INFINITE"', '1e400')
   await writeFile(path, text)
@@ -157,11 +168,15 @@ test('records out of range or found twice are refused one by one, with what was 
   assert.deepEqual(Object.keys(reasons).sort(), [
     'ancient',
     'bounds',
+    'class-key',
+    'classes',
     'future',
     'histogram',
     'huge',
     'infinite',
+    'log-key',
     'negative',
+    'tag-key',
     'twice',
   ])
   assert.match(
@@ -178,6 +193,13 @@ test('records out of range or found twice are refused one by one, with what was 
   assert.match(String(reasons.ancient), /\/lastSuccessSeconds = 86400: not a time between 2000 and now/)
   assert.match(String(reasons.histogram), /\/usage\/sizeHistogram\/3 = 0\.5: Expected integer/)
   assert.equal(reasons.twice, '2 records for the same bucket')
+  assert.match(String(reasons['class-key']), /\/usage\/storageClassBytes/)
+  assert.match(String(reasons['tag-key']), /\/usage\/settings\/tags/)
+  assert.match(String(reasons['log-key']), /\/usage\/usageLog\/totals/)
+  assert.match(
+    String(reasons.classes),
+    /\/usage\/storageClassBytes = .*: Expected object to have no more than 65 properties/,
+  )
 })
 
 test('the writer leaves out records the loader would refuse: no NaN, Infinity or negative figure on disk', async (t) => {

@@ -20,7 +20,7 @@
  * and nesting is bounded below.
  */
 
-import { ownString } from '../../own-string.js'
+import { storageClassName } from '../../storage-classes.js'
 import { rfc3339Ms, usualRfc3339Ms } from './rfc3339.js'
 
 /** One `<Contents>`, `<Version>` or `<DeleteMarker>`: the fields the scan folds. */
@@ -181,7 +181,7 @@ class ListingReader {
             continue
           }
           if (fields & CLASS && this.#named(at, 'StorageClass')) {
-            storageClass = ownClassName(this.#once(storageClass, 'StorageClass'))
+            storageClass = storageClassName(this.#once(storageClass, 'StorageClass'))
             continue
           }
           break
@@ -545,19 +545,4 @@ function decodeEntity(
   if (hex) return String.fromCodePoint(Number.parseInt(hex, 16))
   if (decimal) return String.fromCodePoint(Number.parseInt(decimal, 10))
   return Object.hasOwn(NAMED, named) ? (NAMED[named] as string) : ''
-}
-
-/**
- * A storage class name as a string of its own (own-string.ts): it is a key of the bucket's
- * record. The few names are kept once.
- */
-const CLASS_NAMES = new Map<string, string>()
-const MAX_CLASS_NAMES = 64
-
-function ownClassName(name: string): string {
-  const known = CLASS_NAMES.get(name)
-  if (known !== undefined) return known
-  const own = ownString(name)
-  if (CLASS_NAMES.size < MAX_CLASS_NAMES) CLASS_NAMES.set(own, own)
-  return own
 }
