@@ -118,6 +118,11 @@ export class UsageExposition {
     return block
   }
 
+  /** Whether any snapshot's families were rendered: until then a scrape has no usage block to serve. */
+  get hasRendered(): boolean {
+    return this.#rendered !== undefined
+  }
+
   /**
    * What a scrape serves for `snapshot`: its block, waited for up to `graceMs` when it is still
    * rendering and an earlier snapshot's block is ready, which is served then, whole, with that
