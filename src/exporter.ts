@@ -144,7 +144,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     ...(options.runtimeMaxAgeMs === undefined ? {} : { runtimeMaxAgeMs: options.runtimeMaxAgeMs }),
   })
   const readiness = new Readiness()
-  readiness.add('usage snapshot', () => scanner.snapshot !== undefined)
+  // Ready once a snapshot is there and rendered: at 100,000 buckets the first rendering takes some
+  // 10 s after the state file is loaded, and scrapes meanwhile would go without the usage families
+  // (a rolling update would swap a serving pod for one that is not serving yet).
+  readiness.add('usage snapshot', () => scanner.snapshot !== undefined && usageExposition.hasRendered)
   const status: ExporterStatus = {
     startedAtMs: Date.now(),
     namespace: config.METRICS_NAMESPACE,

@@ -14,6 +14,12 @@ import {
 import { renderUsageBlock } from './usage-render.js'
 
 const noop = () => undefined
+
+/** A rendered block and the snapshot it was rendered from. */
+export interface ServedBlock {
+  readonly snapshot: UsageSnapshot
+  readonly block: ExpositionBlock
+}
 /** While MAX_SERIES keeps being passed, the warning is repeated at most this often. */
 const LIMIT_LOG_INTERVAL_MS = 15 * 60_000
 
@@ -66,6 +72,11 @@ export class UsageExposition {
   readonly #controller = new AbortController()
   readonly #options: UsageExpositionOptions
   #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
+  /** The newest snapshot whose rendering finished, with its block: served while a newer one renders. */
+  #rendered: ServedBlock | undefined
+  /** Renderings started so far; the order in which they may replace #rendered. */
+  #started = 0
+  #renderedOrder = 0
   /** Renderings that passed MAX_SERIES, and when that was last logged (undefined: not passing now). */
   #limitHits = 0
   #limitLoggedAtMs: number | undefined
@@ -95,9 +106,44 @@ export class UsageExposition {
       onOutcome: (outcome) => this.#counted(outcome),
     })
     this.#current = { snapshot, block }
+    const order = ++this.#started
     const retirePrevious = () => previous?.then((replaced) => replaced.retire(), noop)
-    block.then(retirePrevious, retirePrevious)
+    block.then((rendered) => {
+      if (order > this.#renderedOrder) {
+        this.#renderedOrder = order
+        this.#rendered = { snapshot, block: rendered }
+      }
+      retirePrevious()
+    }, retirePrevious)
     return block
+  }
+
+  /** Whether any snapshot's families were rendered: until then a scrape has no usage block to serve. */
+  get hasRendered(): boolean {
+    return this.#rendered !== undefined
+  }
+
+  /**
+   * What a scrape serves for `snapshot`: its block, waited for up to `graceMs` when it is still
+   * rendering and an earlier snapshot's block is ready, which is served then, whole, with that
+   * snapshot. At 100,000 buckets a rendering takes some 10 s on a worker: scrapes meanwhile would
+   * otherwise wait out their whole budget and go without the usage families after each scan
+   * round. A rendering that failed fails the scrape's usage collector, as before.
+   */
+  async served(snapshot: UsageSnapshot, graceMs: number): Promise<ServedBlock> {
+    const pending = this.blockFor(snapshot)
+    const earlier = this.#rendered
+    if (earlier === undefined || earlier.snapshot === snapshot) return { snapshot, block: await pending }
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), graceMs)
+    })
+    try {
+      const block = await Promise.race([pending, grace])
+      return block === undefined ? (this.#rendered ?? earlier) : { snapshot, block }
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /**
@@ -134,5 +180,6 @@ export class UsageExposition {
     this.#controller.abort(new Error('exporter closing'))
     this.#current?.block.then((block) => block.retire(), noop)
     this.#current = undefined
+    this.#rendered = undefined
   }
 }

@@ -4,6 +4,12 @@ import type { Collector } from './types.js'
 import type { UsageExposition } from './usage-exposition.js'
 import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-series.js'
 
+/**
+ * How long a scrape waits for a new snapshot's rendering before it serves the last one rendered:
+ * long enough for a few thousand buckets, so a scrape right after a scan sees its figures.
+ */
+export const RENDERING_GRACE_MS = 250
+
 export interface UsageCollectorOptions {
   /** The scanner's last completed snapshot; undefined until the first one. */
   readonly snapshot: () => UsageSnapshot | undefined
@@ -11,6 +17,8 @@ export interface UsageCollectorOptions {
   readonly exposition: UsageExposition
   /** Injected by tests that pin the clock; Date.now otherwise. */
   readonly now?: () => number
+  /** RENDERING_GRACE_MS unless a test says otherwise. */
+  readonly graceMs?: number
 }
 
 /**
@@ -26,10 +34,15 @@ export function createUsageCollector(options: UsageCollectorOptions): Collector<
     name: 'usage',
     families: usageCollectorFamilies,
     async collect(out: MetricSet<UsageCollectorFamilies>) {
-      const snapshot = options.snapshot()
-      if (!snapshot) return
+      const latest = options.snapshot()
+      if (!latest) return
+      // While a new snapshot renders, the last one rendered is served, and its age with it.
+      const { snapshot, block } = await options.exposition.served(
+        latest,
+        options.graceMs ?? RENDERING_GRACE_MS,
+      )
       out.set('usage_last_activity_nano_seconds', {}, Math.max(0, now() - snapshot.completedAtMs) * 1e6)
-      out.attach(await options.exposition.blockFor(snapshot))
+      out.attach(block)
     },
   }
 }

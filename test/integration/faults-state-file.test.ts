@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
 import { deepFreeze } from '../support/deep-freeze.js'
 import { sampleValue } from '../support/exposition.js'
+import { waitForHttpOk } from '../support/http-ready.js'
 import { scratchFolder } from '../support/scratch.js'
 import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
 import { legacyStateText, readStateDocument, writeStateDocument } from '../support/state-file.js'
@@ -251,4 +252,22 @@ test('a state file finished at 1e300 ms or in year 9999: ignored with a warning,
     assert.match(await page.text(), /last scan finished/)
     await assertCleanExit(exporter)
   }
+})
+
+test('ready means rendered: from the first 200 of /readyz, a scrape that cannot wait has the usage families', async (t) => {
+  const { root, data } = await storeFolder(t, 'objstore-state-ready-')
+  const stateFile = join(root, 'usage.json')
+  // Enough buckets that the first rendering (on a worker) outlasts a scrape's 0.5 s budget.
+  const names = Array.from({ length: 20_000 }, (_, index) => `bucket-${String(index).padStart(5, '0')}`)
+  await craftedStateFile(stateFile, data, names, () => undefined)
+  const exporter = await startServingProcess(
+    t,
+    { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600' },
+    root,
+  )
+  await waitForHttpOk(`${exporter.baseUrl}/readyz`, () => exporter.process.child.exitCode === null, 120_000)
+  // Prometheus saying it gives up after 0.5 s: the usage collector has no time to wait.
+  const scrape = await exporter.scrape({ 'X-Prometheus-Scrape-Timeout-Seconds': '0.5' })
+  assert.equal(sampleValue(scrape, 'objstore_scrape_collector_success', { collector: 'usage' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bucket-19999' }), 1000)
 })

@@ -23,6 +23,7 @@ import {
   bucketsIn,
   type WrittenObject,
 } from '../support/usage-expectations.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * The s3 source against a real S3 server (s3rver, in a child process on loopback), with faults
@@ -309,7 +310,10 @@ test('/readyz answers 503 until the first snapshot, then 200', async (t) => {
   )
   release()
   await exporter.scanner.firstSnapshot()
-  assert.equal((await exporter.app.inject({ url: '/readyz' })).statusCode, 200)
+  // Ready once the snapshot's families are rendered too (a turn or two for two buckets).
+  await waitFor('ready', async () => (await exporter.app.inject({ url: '/readyz' })).statusCode === 200)
+  const ready = parseExposition((await exporter.app.inject({ url: '/metrics' })).body)
+  assert.equal(findSamples(ready, 'objstore_source_up').length, 1, 'ready: the usage figures are served')
 })
 
 test('an endpoint that is down: the exporter keeps serving with source_up 0 and logs it once', async (t) => {

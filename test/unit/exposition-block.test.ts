@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib'
 import { catalogue } from '../../src/collectors/catalogue.js'
+import { createUsageCollector } from '../../src/collectors/usage.js'
 import { UsageExposition } from '../../src/collectors/usage-exposition.js'
 import { writeSnapshotSeries } from '../../src/collectors/usage-series.js'
 import type { ExpositionBlock } from '../../src/metrics/exposition/block.js'
@@ -214,4 +215,61 @@ test('segments compressed apart join into one gzip member, empty ones included',
   const segments = await Promise.all(parts.map((part) => deflateSegment(part)))
   const body = Buffer.concat(gzipMember(segments))
   assert.equal(singleMemberText(body), Buffer.concat(parts).toString('utf8'))
+})
+
+test('while a new snapshot renders, scrapes are served the last rendered one, whole, then the new one', async (t) => {
+  const exposition = new UsageExposition('objstore')
+  t.after(() => exposition.close())
+  const first = generateSnapshot({ buckets: manyNames(300), objectsPerBucket: 3, seed: 1 }).snapshot
+  const second = generateSnapshot({ buckets: manyNames(320), objectsPerBucket: 3, seed: 2 }).snapshot
+  // Nothing rendered yet: the first scrape waits for its snapshot, however long that takes.
+  const initial = await exposition.served(first, 0)
+  assert.equal(initial.snapshot, first)
+  // The second renders on a worker (over 200 buckets): a scrape that cannot wait gets the first.
+  const meanwhile = await exposition.served(second, 0)
+  assert.equal(meanwhile.snapshot, first)
+  assert.equal(meanwhile.block, initial.block)
+  assert.equal(await blockText(meanwhile.block, 'text'), snapshotText(first, 'text'), 'the first, whole')
+  // A scrape that can wait long enough gets the second, and from then on every scrape does.
+  const waited = await exposition.served(second, 60_000)
+  assert.equal(waited.snapshot, second)
+  assert.equal(await blockText(waited.block, 'text'), snapshotText(second, 'text'))
+  assert.equal((await exposition.served(second, 0)).snapshot, second)
+})
+
+test('the usage collector serves the age of the snapshot whose block it serves', async (t) => {
+  const exposition = new UsageExposition('objstore')
+  t.after(() => exposition.close())
+  const first = generateSnapshot({
+    buckets: manyNames(250),
+    objectsPerBucket: 2,
+    completedAtMs: 1_000_000,
+  }).snapshot
+  const second = generateSnapshot({
+    buckets: manyNames(250),
+    objectsPerBucket: 2,
+    completedAtMs: 1_500_000,
+  }).snapshot
+  let latest = first
+  // No grace: a scrape never waits for a rendering when an earlier block is ready.
+  const collector = createUsageCollector({
+    snapshot: () => latest,
+    exposition,
+    now: () => 2_000_000,
+    graceMs: 0,
+  })
+  const scrape = async () => {
+    const set = new MetricSet(collector.families)
+    await collector.collect(set, new AbortController().signal)
+    return { age: set.samples('usage_last_activity_nano_seconds')[0]?.value, block: set.blocks[0] }
+  }
+  const served = await scrape()
+  assert.equal(served.age, 1_000_000 * 1e6)
+  latest = second
+  const during = await scrape()
+  assert.deepEqual(during, served, "the first snapshot's block and age while the second renders")
+  await exposition.blockFor(second)
+  const after = await scrape()
+  assert.equal(after.age, 500_000 * 1e6)
+  assert.notEqual(after.block, served.block)
 })

@@ -49,7 +49,7 @@ export async function scrapeBody(
     eofSegment ??= deflateSegment(EOF_BUFFER)
     const [own, blocks, end] = await Promise.all([
       head.length <= SYNC_DEFLATE_BYTES ? deflateSegmentSync(head) : deflateSegment(head),
-      Promise.all(content.blocks.map((block) => block.deflated(format))),
+      Promise.all(content.blocks.map((block) => block.wire(format))),
       eof ? eofSegment : undefined,
     ])
     const parts = gzipMember([own, ...blocks.flat(), ...(end ? [end] : [])])

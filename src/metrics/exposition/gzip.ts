@@ -28,11 +28,53 @@ export async function deflateSegment(raw: Buffer): Promise<DeflatedSegment> {
 
 /** The same, on the calling thread: for worker threads, where blocking is the point. */
 export function deflateSegmentSync(raw: Buffer): DeflatedSegment {
+  const data = deflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH })
   return {
-    data: deflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH }),
+    // A short result is a view of zlib's 16 KB output chunk: keep its own bytes only (a scrape's
+    // own families compress to a few KB, and the chunk would live as long as the response).
+    data: data.length * 2 < data.buffer.byteLength ? Buffer.from(data) : data,
     crc: crc32(raw),
     length: raw.length,
   }
+}
+
+/**
+ * `segments` laid end to end into as few segments of about `partBytes` deflated bytes each (one
+ * copy, the CRCs combined): a sync-flushed segment followed by another is itself one, so the gzip
+ * body is the same bytes, sent as a dozen buffers instead of hundreds.
+ */
+export function joinSegments(segments: readonly DeflatedSegment[], partBytes: number): DeflatedSegment[] {
+  const joined: DeflatedSegment[] = []
+  let group: DeflatedSegment[] = []
+  let bytes = 0
+  const flush = () => {
+    if (group.length === 1 && group[0]) joined.push(group[0])
+    else if (group.length > 1) {
+      let crc = 0
+      let length = 0
+      for (const segment of group) {
+        crc = crc32Combine(crc, segment.crc, segment.length)
+        length += segment.length
+      }
+      joined.push({
+        data: Buffer.concat(
+          group.map((segment) => segment.data),
+          bytes,
+        ),
+        crc,
+        length,
+      })
+    }
+    group = []
+    bytes = 0
+  }
+  for (const segment of segments) {
+    if (group.length > 0 && bytes + segment.data.length > partBytes) flush()
+    group.push(segment)
+    bytes += segment.data.length
+  }
+  flush()
+  return joined
 }
 
 /** gzip header: deflate, no name or time, unknown OS (RFC 1952). */
@@ -48,7 +90,8 @@ export function gzipMember(segments: readonly DeflatedSegment[]): Buffer[] {
     crc = crc32Combine(crc, segment.crc, segment.length)
     length += segment.length
   }
-  const trailer = Buffer.alloc(10)
+  // Every byte is written below; allocUnsafe takes it from the shared pool, not an ArrayBuffer of its own.
+  const trailer = Buffer.allocUnsafe(10)
   FINAL_BLOCK.copy(trailer)
   trailer.writeUInt32LE(crc >>> 0, 2)
   // ISIZE is the length modulo 2^32.
