@@ -8,6 +8,7 @@ import pino from 'pino'
 import { acceptsGzip } from '../src/server/routes/metrics.js'
 import { idiomaticRegistry } from '../test/support/prom-client-usage.js'
 import { benchBuild } from './support/build.js'
+import { startPublishingExporter } from './support/exporter-publication.js'
 import { LoopBlockMonitor } from './support/loop-delay.js'
 import { type BenchRow, report } from './support/report.js'
 import { type ScrapeResults, startScrapeClient } from './support/scrape-client.js'
@@ -23,7 +24,11 @@ import { createUsageState } from './support/usage-state.js'
  * on libuv's pool counts). The exporter is the real one (createExporter from the build) with the
  * snapshot loaded from its state file. Then the event loop's longest block: during those scrapes,
  * and while two fresh snapshots of 10,000 buckets (real fs scans) are published and rendered
- * under a steady stream of gzip scrapes.
+ * under a steady stream of gzip scrapes. The publication is measured on the same exporter in a
+ * fresh process (support/exporter-publication.ts): this process also holds the bench's generated
+ * snapshot (10,000 records and the 200,000 objects behind them, kept for prom-client's registry),
+ * which every collection during the publication walked too, a cost no exporter has. The old way,
+ * in this process, still runs after it and is printed beside it ("in the bench's process").
  */
 
 const BUCKETS = 10_000
@@ -96,15 +101,29 @@ try {
   const oursGzip = await measure(ours, zipped, OURS_SCRAPES)
 
   // Publication: two real scans of 10,000 bucket folders, each published and rendered while gzip
-  // scrapes keep coming; the phase ends once the last snapshot's compressed block is served.
+  // scrapes keep coming; the phase ends once the last snapshot's compressed block is served. In
+  // a fresh process holding only the exporter; then the old way, in this one.
+  const child = await startPublishingExporter(build.dir, {
+    DATA_DIR: state.dataDir,
+    STATE_FILE: state.stateFile,
+    SCAN_INTERVAL_SECONDS: '3600',
+  })
+  cleanups.unshift(() => child.close())
+  let stopChildLoop: (() => Promise<ScrapeResults>) | undefined
+  const { blockMs: publishBlockMs, busyMs: publishBusyMs } = await child.publish(() => {
+    stopChildLoop = client.loop(child.url, zipped)
+  })
+  const during = await (stopChildLoop as () => Promise<ScrapeResults>)()
+  const publishFailures = during.statuses.filter((status) => status !== 200).length
+  await child.close()
   await settle()
   const stopLoop = client.loop(ours, zipped)
   monitor.start()
   for (let scan = 0; scan < 2; scan++) await exporter.scanner.scanNow()
   await exporter.app.inject({ url: '/metrics', headers: zipped })
-  const publishBlockMs = monitor.stop()
-  const during: ScrapeResults = await stopLoop()
-  const publishFailures = during.statuses.filter((status) => status !== 200).length
+  const inBenchBlockMs = monitor.stop()
+  const inBench = await stopLoop()
+  const inBenchFailures = inBench.statuses.filter((status) => status !== 200).length
 
   // prom-client's registry only now: its half a million series would otherwise weigh on the
   // exporter's garbage collections while its event-loop blocks are measured.
@@ -140,7 +159,8 @@ try {
   const rebuildMs = performance.now() - rebuildStarted
   process.stdout.write(
     `publication: ${during.statuses.length} gzip scrapes during it, ${publishFailures} not 200; ` +
-      `longest block ${publishBlockMs.toFixed(1)} ms; prom-client set() per series ${rebuildMs.toFixed(0)} ms\n`,
+      `longest block ${publishBlockMs.toFixed(1)} ms (thread busy ${publishBusyMs.toFixed(1)} ms); in the bench's process ${inBenchBlockMs.toFixed(1)} ms ` +
+      `(${inBench.statuses.length} scrapes, ${inBenchFailures} not 200); prom-client set() per series ${rebuildMs.toFixed(0)} ms\n`,
   )
 
   const label = `10,000 buckets (${series.toLocaleString('en')} series)`
@@ -167,7 +187,7 @@ try {
     },
     {
       name: 'longest event-loop block, 2 snapshots published',
-      figure: `${publishBlockMs.toFixed(1)} ms (${during.statuses.length} scrapes, ${publishFailures} failed)`,
+      figure: `${publishBlockMs.toFixed(1)} ms (busy ${publishBusyMs.toFixed(0)} ms; ${during.statuses.length} scrapes, ${publishFailures} failed)`,
       baseline: `prom-client set() ${rebuildMs.toFixed(0)} ms`,
       ratio: rebuildMs / publishBlockMs,
       target: `< ${BLOCK_TARGET_MS} ms`,

@@ -54,8 +54,11 @@ export class BucketFailures {
     this.#last.delete(bucket)
   }
 
-  /** Forgets the buckets not in `present` (gone, or no longer selected). */
-  keepOnly(present: ReadonlySet<string>): void {
+  /**
+   * Forgets the buckets not in `present` (gone, or no longer selected). Asks only about the few
+   * buckets whose failure is remembered: `present` need not be a Set of every bucket.
+   */
+  keepOnly(present: { has(bucket: string): boolean }): void {
     for (const bucket of this.#last.keys()) if (!present.has(bucket)) this.#last.delete(bucket)
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
-import { keptInSlices } from './slices.js'
+import { eachInSlices, keptInSlices } from './slices.js'
 import { recordsByName, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
@@ -201,26 +201,26 @@ export class UsageScanner {
       sourceUp,
       completedAtMs: Date.now(),
       startedAtMs,
-      buckets: buckets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      buckets, // sorted by the round: a sort here held the event loop 10-20 ms at 100,000
       ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
       ...(users ? { users } : {}),
     }
     this.#publish(snapshot)
     await this.#saveState(snapshot)
     // At info: the one line that says a scan happened and what it found (new buckets appear now).
-    let objects = 0
-    let bytes = 0
-    for (const record of buckets) {
+    let [objects, bytes, failed] = [0, 0, 0]
+    await eachInSlices(buckets, (record) => {
       objects += record.usage?.objects ?? 0
       bytes += record.usage?.bytes ?? 0
-    }
+      if (!record.scanSuccess) failed++
+    })
     this.#logger.info(
       {
         buckets: buckets.length,
         objects,
         bytes,
         durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
-        failed: buckets.filter((record) => !record.scanSuccess).length,
+        failed,
         sourceUp,
         ...(this.#sourceFailure ? { error: this.#sourceFailure } : {}),
       },

@@ -29,17 +29,27 @@ export class Slices {
   }
 }
 
+/** Calls `visit` with each item in order, in slices. */
+export async function eachInSlices<T>(
+  items: Iterable<T>,
+  visit: (item: T, index: number) => void,
+): Promise<void> {
+  const slices = new Slices()
+  let index = 0
+  for (const item of items) {
+    visit(item, index++)
+    if (slices.due) await slices.next()
+  }
+}
+
 /** The items `keep` keeps, in order, tested in slices. */
 export async function keptInSlices<T>(
   items: readonly T[],
   keep: (item: T, index: number) => boolean,
 ): Promise<T[]> {
   const kept: T[] = []
-  const slices = new Slices()
-  for (let index = 0; index < items.length; index++) {
-    const item = items[index] as T
+  await eachInSlices(items, (item, index) => {
     if (keep(item, index)) kept.push(item)
-    if (slices.due) await slices.next()
-  }
+  })
   return kept
 }

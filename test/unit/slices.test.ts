@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keptInSlices, SLICE_MS } from '../../src/scanner/slices.js'
-import { type BucketRecord, recordsByName } from '../../src/scanner/snapshot.js'
+import { eachInSlices, keptInSlices, SLICE_MS } from '../../src/scanner/slices.js'
+import { type BucketRecord, inOrder, recordsByName, sortedRecordsByName } from '../../src/scanner/snapshot.js'
 
 test('a long pass in slices gives the event loop turns, and keeps what it keeps in order', async () => {
   let turns = 0
@@ -40,4 +40,21 @@ test("a snapshot's records by name: each found by binary search, others not", ()
   for (const name of ['0', 'a-', 'bucket-002', 'zz', '\uffff']) assert.equal(byName.get(name), undefined)
   assert.deepEqual([...byName.values()], buckets)
   assert.equal(recordsByName(undefined).get('a'), undefined)
+})
+
+test('names in order are told from names a sort would change; any iterable is visited in slices', async () => {
+  assert.equal(inOrder([]), true)
+  assert.equal(inOrder(['a', 'a', 'b', 'é', '😀']), true, 'duplicates side by side are in order')
+  assert.equal(inOrder(['a', 'c', 'b']), false)
+  assert.equal(inOrder(['B', 'a', 'Z']), false, 'code unit order, as Array.prototype.sort')
+  const seen: Array<[string, number]> = []
+  await eachInSlices(new Set(['x', 'y']), (item, index) => seen.push([item, index]))
+  assert.deepEqual(seen, [
+    ['x', 0],
+    ['y', 1],
+  ])
+  const records = ['a', 'b'].map(
+    (name): BucketRecord => ({ name, scanSuccess: true, scanDurationSeconds: 0 }),
+  )
+  assert.equal(sortedRecordsByName(records).get('b'), records[1])
 })
