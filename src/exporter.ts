@@ -74,18 +74,28 @@ function reconciliation(
   const dataDir = resolve(config.DATA_DIR)
   const drive = config.DRIVES.find((path) => resolve(path) === dataDir)
   if (config.BUCKETS_SOURCE !== 'fs' || selected || drive === undefined) return {}
+  let accounted: { readonly snapshot: UsageSnapshot; readonly bytes: number | undefined } | undefined
   return {
     reconcile: {
       drive,
+      // Summed once per snapshot, not per scrape: over 10,000 buckets the sum and its garbage were
+      // 12-24 ms of every drives scrape in a CPU profile of a publication under scrapes.
       accountedBytes: () => {
         const current = snapshot()
-        if (current?.outsideBucketsBytes === undefined) return undefined
-        let bytes = current.outsideBucketsBytes
-        for (const record of current.buckets) bytes += record.usage?.bytes ?? 0
-        return bytes
+        if (current !== accounted?.snapshot)
+          accounted = current && { snapshot: current, bytes: accountedBy(current) }
+        return accounted?.bytes
       },
     },
   }
+}
+
+/** Bytes a snapshot accounts for under DATA_DIR: its buckets' and those outside any bucket. */
+function accountedBy(snapshot: UsageSnapshot): number | undefined {
+  if (snapshot.outsideBucketsBytes === undefined) return undefined
+  let bytes = snapshot.outsideBucketsBytes
+  for (const record of snapshot.buckets) bytes += record.usage?.bytes ?? 0
+  return bytes
 }
 
 /**

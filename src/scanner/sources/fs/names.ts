@@ -2,7 +2,7 @@
  * Labels of names the fs source reads as bytes (bucket folders, prefix folders): a name that is
  * not valid UTF-8 is escaped, reversibly. Apart from source.ts so the walk threads can use it.
  */
-import { isUtf8 } from 'node:buffer'
+import { isAscii, isUtf8 } from 'node:buffer'
 
 const BACKSLASH = 0x5c
 
@@ -19,6 +19,8 @@ const ESCAPE = /\\(\\|x[0-9a-f]{2})/
  */
 export function bucketLabel(name: Uint8Array): string {
   const bytes = Buffer.from(name.buffer, name.byteOffset, name.byteLength)
+  // Most names: ASCII without a backslash, their own label (no UTF-8 decoding, no escape search).
+  if (isAscii(bytes) && !bytes.includes(BACKSLASH)) return bytes.toString('latin1')
   if (isUtf8(bytes)) {
     const text = bytes.toString('utf8')
     if (!ESCAPE.test(text)) return text

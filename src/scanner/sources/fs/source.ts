@@ -1,11 +1,12 @@
 import { setMaxListeners } from 'node:events'
-import { lstat, readdir } from 'node:fs/promises'
+import { lstat, opendir, readdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import type { Logger } from 'pino'
 import { withTopPrefixes } from '../../bucket-usage.js'
 import { linkedAbort } from '../../linked-abort.js'
 import type { PrefixSettings } from '../../prefix-sketch.js'
+import { Slices } from '../../slices.js'
 import { mergeUsage } from '../../usage-sums.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
@@ -112,16 +113,28 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
 /** Folders at DATA_DIR's root that are never buckets, besides hidden ones. */
 const NOT_BUCKETS = new Set(['lost+found'])
 
+/**
+ * DATA_DIR's bucket folders, read a batch of entries at a time and labelled in slices: read whole
+ * and labelled in one go, 10,000 folders held the event loop 26 ms (a CPU profile of a
+ * publication), 100,000 some ten times that. In the folder's order: the round sorts the names.
+ */
 async function listBucketFolders(dataDir: string): Promise<string[]> {
+  const names: string[] = []
+  const slices = new Slices()
   try {
-    const entries = await readdir(dataDir, { withFileTypes: true, encoding: 'buffer' })
-    return entries
-      .filter((entry) => entry.isDirectory() && entry.name[0] !== DOT)
-      .map((entry) => bucketLabel(entry.name))
-      .filter((name) => !NOT_BUCKETS.has(name))
+    const folder = await opendir(dataDir, { encoding: 'buffer' as BufferEncoding, bufferSize: 1024 })
+    for await (const entry of folder) {
+      const name = entry.name as unknown as Buffer
+      if (entry.isDirectory() && name[0] !== DOT) {
+        const label = bucketLabel(name)
+        if (!NOT_BUCKETS.has(label)) names.push(label)
+      }
+      if (slices.due) await slices.next()
+    }
   } catch (error) {
     throw toSourceError(error, `cannot list ${dataDir}`)
   }
+  return names
 }
 
 const DOT = 0x2e
