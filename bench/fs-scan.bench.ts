@@ -9,7 +9,12 @@ import { report } from './support/report.js'
  * the rows). The 2,000,000-file tree is fs-2m.bench.ts, run only when named.
  */
 
-const RUNS = 5
+/**
+ * Alternated rounds, medians compared. Nine, not five: du -sb alone read 368-513 ms within one
+ * run of five (median 387 ms against 419-495 ms a minute later), enough to fail a row on its
+ * baseline; each round is ~1.3 s.
+ */
+const RUNS = 9
 
 const root = mkdtempSync(join(tmpdir(), 'objstore-bench-fs-'))
 const bench = await fsScanBench()
