@@ -64,7 +64,7 @@ export function expositionNaming(config: Config): ExpositionNaming {
  */
 function reconciliation(
   config: Config,
-  snapshot: () => UsageSnapshot | undefined,
+  scanner: Pick<UsageScanner, 'onSnapshot'>,
 ): Pick<DrivesCollectorOptions, 'reconcile'> {
   const selected =
     config.BUCKETS.length > 0 ||
@@ -74,20 +74,14 @@ function reconciliation(
   const dataDir = resolve(config.DATA_DIR)
   const drive = config.DRIVES.find((path) => resolve(path) === dataDir)
   if (config.BUCKETS_SOURCE !== 'fs' || selected || drive === undefined) return {}
-  let accounted: { readonly snapshot: UsageSnapshot; readonly bytes: number | undefined } | undefined
-  return {
-    reconcile: {
-      drive,
-      // Summed once per snapshot, not per scrape: over 10,000 buckets the sum and its garbage were
-      // 12-24 ms of every drives scrape in a CPU profile of a publication under scrapes.
-      accountedBytes: () => {
-        const current = snapshot()
-        if (current !== accounted?.snapshot)
-          accounted = current && { snapshot: current, bytes: accountedBy(current) }
-        return accounted?.bytes
-      },
-    },
-  }
+  // Summed when a snapshot is published, not on the scrape path: summed per scrape over 10,000
+  // buckets, it and its garbage were 12-24 ms of every drives scrape (CPU profile, publication
+  // under scrapes).
+  let accounted: number | undefined
+  scanner.onSnapshot((snapshot) => {
+    accounted = accountedBy(snapshot)
+  })
+  return { reconcile: { drive, accountedBytes: () => accounted } }
 }
 
 /** Bytes a snapshot accounts for under DATA_DIR: its buckets' and those outside any bucket. */
@@ -128,7 +122,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     parity: config.EC_PARITY,
     logger: logger.child({ collector: 'drives' }),
     ...(options.statfs ? { statfs: options.statfs } : {}),
-    ...reconciliation(config, () => scanner.snapshot),
+    ...reconciliation(config, scanner),
   })
   const collectors: Collector[] = [
     drives,
@@ -154,10 +148,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     ...(options.runtimeMaxAgeMs === undefined ? {} : { runtimeMaxAgeMs: options.runtimeMaxAgeMs }),
   })
   const readiness = new Readiness()
-  // Ready once a snapshot is there and rendered: at 100,000 buckets the first rendering takes some
+  // Ready once a snapshot is rendered (only published snapshots are): at 100,000 buckets the first rendering takes some
   // 10 s after the state file is loaded, and scrapes meanwhile would go without the usage families
   // (a rolling update would swap a serving pod for one that is not serving yet).
-  readiness.add('usage snapshot', () => scanner.snapshot !== undefined && usageExposition.hasRendered)
+  readiness.add('usage snapshot', () => usageExposition.hasRendered)
   const status: ExporterStatus = {
     startedAtMs: Date.now(),
     namespace: config.METRICS_NAMESPACE,

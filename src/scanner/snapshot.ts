@@ -80,9 +80,12 @@ export function sortedRecordsByName(buckets: readonly BucketRecord[]): RecordsBy
   }
 }
 
-/** Whether `names` are in ascending order (duplicates side by side), as stores list them. */
-export function inOrder(names: readonly string[]): boolean {
-  for (let index = 1; index < names.length; index++)
-    if ((names[index - 1] as string) > (names[index] as string)) return false
+/**
+ * Whether `items` are in ascending order of `key` (duplicates side by side): names as stores list
+ * them, records as a snapshot (and the state file) holds them.
+ */
+export function inOrder<T>(items: readonly T[], key: (item: T) => string = String): boolean {
+  for (let index = 1; index < items.length; index++)
+    if (key(items[index - 1] as T) > key(items[index] as T)) return false
   return true
 }

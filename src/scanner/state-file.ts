@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises'
 import { Slices } from './slices.js'
-import type { BucketRecord } from './snapshot.js'
+import { type BucketRecord, inOrder } from './snapshot.js'
 import {
   FORMAT,
   FORMAT_VERSION,
@@ -172,7 +172,8 @@ class RecordReader {
    */
   finish(): { kept: BucketRecord[]; refused: RefusedRecord[] } {
     let kept = this.#kept
-    if (!sortedByName(kept)) kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (!inOrder(kept, (record) => record.name))
+      kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     if (kept.some((record, index) => index > 0 && record.name === kept[index - 1]?.name)) {
       const counts = nameCounts(kept)
       kept = kept.filter((record) => counts.get(record.name) === 1)
@@ -182,10 +183,4 @@ class RecordReader {
     }
     return { kept, refused: this.#refused }
   }
-}
-
-function sortedByName(records: readonly BucketRecord[]): boolean {
-  for (let index = 1; index < records.length; index++)
-    if ((records[index - 1] as BucketRecord).name > (records[index] as BucketRecord).name) return false
-  return true
 }

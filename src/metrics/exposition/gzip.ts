@@ -49,22 +49,14 @@ export function joinSegments(segments: readonly DeflatedSegment[], partBytes: nu
   let bytes = 0
   const flush = () => {
     if (group.length === 1 && group[0]) joined.push(group[0])
-    else if (group.length > 1) {
-      let crc = 0
-      let length = 0
-      for (const segment of group) {
-        crc = crc32Combine(crc, segment.crc, segment.length)
-        length += segment.length
-      }
+    else if (group.length > 1)
       joined.push({
         data: Buffer.concat(
           group.map((segment) => segment.data),
           bytes,
         ),
-        crc,
-        length,
+        ...combined(group),
       })
-    }
     group = []
     bytes = 0
   }
@@ -77,6 +69,17 @@ export function joinSegments(segments: readonly DeflatedSegment[], partBytes: nu
   return joined
 }
 
+/** The CRC-32 and length of `segments`' uncompressed bytes laid end to end. */
+function combined(segments: readonly DeflatedSegment[]): { crc: number; length: number } {
+  let crc = 0
+  let length = 0
+  for (const segment of segments) {
+    crc = crc32Combine(crc, segment.crc, segment.length)
+    length += segment.length
+  }
+  return { crc, length }
+}
+
 /** gzip header: deflate, no name or time, unknown OS (RFC 1952). */
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff])
 /** An empty final block with fixed codes: what closes the deflate stream after the last segment. */
@@ -84,12 +87,7 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00])
 
 /** The buffers of one gzip member holding `segments` in order (the segments' data is not copied). */
 export function gzipMember(segments: readonly DeflatedSegment[]): Buffer[] {
-  let crc = 0
-  let length = 0
-  for (const segment of segments) {
-    crc = crc32Combine(crc, segment.crc, segment.length)
-    length += segment.length
-  }
+  const { crc, length } = combined(segments)
   // Every byte is written below; allocUnsafe takes it from the shared pool, not an ArrayBuffer of its own.
   const trailer = Buffer.allocUnsafe(10)
   FINAL_BLOCK.copy(trailer)
