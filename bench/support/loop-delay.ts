@@ -52,3 +52,8 @@ export class LoopBusyMonitor {
 function threadCpuNs(): number {
   return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ', 1)[0])
 }
+
+/** The calling thread's CPU time so far, in ms (/proc/thread-self/schedstat). */
+export function threadCpuMs(): number {
+  return threadCpuNs() / 1e6
+}

@@ -1,13 +1,10 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import type { BucketUsage, UsageSource } from '../../src/scanner/sources/types.js'
 import { generateSnapshot } from '../../test/support/usage-snapshots.js'
-import { LoopBlockMonitor, LoopBusyMonitor } from './loop-delay.js'
+import { answerParent, askFreshChild } from './fresh-child.js'
+import { LoopBlockMonitor, LoopBusyMonitor, threadCpuMs } from './loop-delay.js'
 
 /**
  * A scan round of N buckets published and rendered as an exporter does it, in a fresh process
@@ -36,33 +33,14 @@ type Request = { readonly dist: string; readonly buckets: number; readonly trace
 
 export async function timedPublication(dist: string, buckets: number): Promise<PublicationTiming> {
   const trace = process.env.PUBLICATION_TRACE === '1'
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
+  return askFreshChild<PublicationTiming>(import.meta.url, { dist, buckets, trace } satisfies Request, {
+    what: 'publication',
     execArgv: [
-      '--import',
-      'tsx',
       '--expose-gc',
       ...(trace ? ['--trace-gc'] : []),
       ...(process.env.PUBLICATION_ARGV ?? '').split(' ').filter(Boolean),
     ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
-  try {
-    child.send({ dist, buckets, trace } satisfies Request)
-    const [reply] = (await Promise.race([once(child, 'message'), once(child, 'exit')])) as [
-      PublicationTiming | { error: string } | number,
-    ]
-    if (typeof reply !== 'object' || 'error' in reply)
-      throw new Error(`publication child: ${typeof reply === 'object' ? reply.error : `exit ${reply}`}`)
-    return reply
-  } finally {
-    // The child exits on its own once it has answered (a --cpu-prof profile is written then).
-    if (child.exitCode === null && child.signalCode === null)
-      await Promise.race([once(child, 'exit'), sleep(30_000)])
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill()
-      await once(child, 'exit')
-    }
-  }
 }
 
 /** Every bucket a fresh copy of one of a few generated records, after a turn of the loop. */
@@ -89,7 +67,7 @@ function generatedSource(buckets: number): UsageSource {
 
 /** Logs the event loop's stretches over 20 ms, with when each ended and the main thread's CPU time in it. */
 function traceStretches(): () => void {
-  const cpuMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ', 1)[0]) / 1e6
+  const cpuMs = threadCpuMs
   let last = performance.now()
   let lastCpu = cpuMs()
   const timer = setInterval(() => {
@@ -154,12 +132,6 @@ export async function publishedRound(
   }
 }
 
-if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [request] = (await once(process, 'message')) as [Request]
-  try {
-    process.send(await publishedRound(request.dist, request.buckets, request.trace))
-  } catch (error) {
-    process.send({ error: (error as Error).message })
-  }
-  process.disconnect()
-}
+await answerParent<Request>(import.meta.url, (request) =>
+  publishedRound(request.dist, request.buckets, request.trace),
+)

@@ -1,11 +1,8 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
-import { LoopBlockMonitor, LoopBusyMonitor } from './loop-delay.js'
+import { answerParent, askFreshChild } from './fresh-child.js'
+import { LoopBlockMonitor, LoopBusyMonitor, threadCpuMs } from './loop-delay.js'
 
 /**
  * The state file loaded as an exporter loads it at start: in a fresh process whose heap holds
@@ -37,29 +34,9 @@ export async function timedStateLoad(
   file: string,
   sourceId: string,
 ): Promise<StateLoadTiming> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  return askFreshChild<StateLoadTiming>(import.meta.url, { what, dist, file, sourceId } satisfies Request, {
+    what: 'state load',
   })
-  try {
-    child.send({ what, dist, file, sourceId } satisfies Request)
-    const [reply] = (await Promise.race([once(child, 'message'), once(child, 'exit')])) as [
-      StateLoadTiming | { error: string } | number,
-    ]
-    if (typeof reply !== 'object' || 'error' in reply)
-      throw new Error(`state load child: ${typeof reply === 'object' ? reply.error : `exit ${reply}`}`)
-    return reply
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill()
-      await once(child, 'exit')
-    }
-  }
-}
-
-/** The main thread's CPU time so far, in ms. */
-function threadCpuMs(): number {
-  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ', 1)[0]) / 1e6
 }
 
 async function measure(request: Request): Promise<StateLoadTiming> {
@@ -92,12 +69,4 @@ async function measure(request: Request): Promise<StateLoadTiming> {
   return { ms, cpuMs, blockMs: monitor.stop(), busyMs: busy.stop(), buckets }
 }
 
-if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [request] = (await once(process, 'message')) as [Request]
-  try {
-    process.send(await measure(request))
-  } catch (error) {
-    process.send({ error: (error as Error).message })
-  }
-  process.disconnect()
-}
+await answerParent(import.meta.url, measure)
