@@ -20,6 +20,7 @@ import { createScannerFromConfig } from './scanner/index.js'
 import type { UsageScanner } from './scanner/scanner.js'
 import type { UsageSnapshot } from './scanner/snapshot.js'
 import { SOURCES } from './scanner/sources/list.js'
+import { measuredBytes } from './scanner/stored-records.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
@@ -88,7 +89,7 @@ function reconciliation(
 function accountedBy(snapshot: UsageSnapshot): number | undefined {
   if (snapshot.outsideBucketsBytes === undefined) return undefined
   let bytes = snapshot.outsideBucketsBytes
-  for (const record of snapshot.buckets) bytes += record.usage?.bytes ?? 0
+  for (const record of snapshot.buckets) bytes += measuredBytes(record) ?? 0
   return bytes
 }
 

@@ -10,6 +10,7 @@ import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
+import { measuredBytes } from '../scanner/stored-records.js'
 import { sumFigures } from '../scanner/usage-sums.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
@@ -77,7 +78,7 @@ export function planBuckets(
   if (budget.topN === 0 && budget.maxSeries === 0) return records
   const ranked = [...records].sort(
     (a, b) =>
-      (b.usage?.bytes ?? -1) - (a.usage?.bytes ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      (measuredBytes(b) ?? -1) - (measuredBytes(a) ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   )
   if (budget.topN === 0) return ranked
   const itemised: PlannedBucket[] = []

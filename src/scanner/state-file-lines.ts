@@ -43,17 +43,24 @@ export async function* fileLineChunks(handle: FileHandle, maxBytes: number): Asy
   }
 }
 
+/** A line of a chunk: its text and where its bytes are, `bytes[start, end)`. */
+export interface Line {
+  readonly text: string
+  readonly start: number
+  readonly end: number
+}
+
 /**
  * The lines of a chunk's `bytes` from `start` on, each decoded as it is asked for (a newline byte
  * is never part of a UTF-8 sequence), so each dies young. A chunk decoded whole (a MiB string,
  * in the old generation) and split left 17-22 MB of garbage there by the load's last full
  * collection, against some 5 MB this way.
  */
-export function* lines(bytes: Buffer, start = 0): Generator<string> {
+export function* lines(bytes: Buffer, start = 0): Generator<Line> {
   while (start <= bytes.length) {
     const newline = bytes.indexOf(NEWLINE, start)
     const end = newline === -1 ? bytes.length : newline
-    yield bytes.toString('utf8', start, end)
+    yield { text: bytes.toString('utf8', start, end), start, end }
     start = end + 1
   }
 }

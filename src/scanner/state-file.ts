@@ -16,7 +16,8 @@ import {
   stateHeaderCheck,
 } from './state-file-format.js'
 import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
-import { fileLineChunks, LineTooLong, lines } from './state-file-lines.js'
+import { fileLineChunks, type Line, LineTooLong, lines } from './state-file-lines.js'
+import { LineStore, storedRecord } from './stored-records.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
@@ -101,14 +102,15 @@ async function readLines(
     let announced: number | undefined
     // A chunk's lines (some hundreds of records): one await per chunk, not per line.
     for (let bytes = headerEnd === -1 ? undefined : firstBytes.subarray(headerEnd + 1); ; ) {
-      for (const line of bytes === undefined ? [] : lines(bytes)) {
-        lineNumber++
-        if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
-        const value = parsed(line, lineNumber)
-        if (stateEndCheck.Check(value)) announced = value.records
-        else records.add(value, lineNumber)
-        if (slices.due) await slices.next()
-      }
+      if (bytes !== undefined)
+        for (const line of lines(bytes)) {
+          lineNumber++
+          if (announced !== undefined) throw new Ignored(`line ${lineNumber} follows the end line`)
+          const value = parsed(line.text, lineNumber)
+          if (stateEndCheck.Check(value)) announced = value.records
+          else records.add(value, lineNumber, bytes, line)
+          if (slices.due) await slices.next()
+        }
       const next = await chunks.next()
       if (next.done) break
       bytes = next.value
@@ -144,6 +146,7 @@ class RecordReader {
   readonly #maxRecords: number
   readonly #kept: BucketRecord[] = []
   readonly #refused: RefusedRecord[] = []
+  readonly #lines = new LineStore()
   count = 0
 
   constructor(nowMs: number, maxRecords: number) {
@@ -151,7 +154,8 @@ class RecordReader {
     this.#maxRecords = maxRecords
   }
 
-  add(record: unknown, lineNumber: number): void {
+  /** `record`, parsed from the line `bytes[line.start, line.end)`. */
+  add(record: unknown, lineNumber: number, bytes: Buffer, line: Line): void {
     if (++this.count > this.#maxRecords) throw new Ignored(`more than ${this.#maxRecords} bucket records`)
     const problem = recordProblem(record, this.#nowMs)
     const name = (record as { name?: unknown } | null)?.name
@@ -162,7 +166,13 @@ class RecordReader {
       })
       return
     }
-    this.#kept.push(record as BucketRecord)
+    const checked = record as BucketRecord
+    // Records with figures keep them as their line's bytes (stored-records.ts); the parsed object dies young.
+    this.#kept.push(
+      checked.usage === undefined
+        ? checked
+        : storedRecord(checked, this.#lines.keep(bytes, line.start, line.end)),
+    )
   }
 
   /**

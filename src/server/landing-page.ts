@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { measuredBytes } from '../scanner/stored-records.js'
 import { redactSecrets } from './redact-secrets.js'
 import type { ExporterStatus } from './status.js'
 
@@ -128,7 +129,7 @@ function renderBuckets(status: ExporterStatus, nowMs: number, text: (value: stri
   const nextAtMs = status.nextScanAtMs()
   const next = `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
   if (!snapshot) return `<p class="note">No usage snapshot yet: the first scan is running.</p>\n${next}`
-  const measured = snapshot.buckets.filter((bucket) => bucket.usage)
+  const measured = snapshot.buckets.filter((bucket) => measuredBytes(bucket) !== undefined)
   const failed = snapshot.buckets.filter((bucket) => !bucket.scanSuccess).length
   const state = snapshot.sourceUp
     ? '<span class="state ok">up</span>'
@@ -136,7 +137,7 @@ function renderBuckets(status: ExporterStatus, nowMs: number, text: (value: stri
   const summary = `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> ${state}; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>\n${next}`
   if (measured.length === 0) return `${summary}\n<p class="note">No bucket measured.</p>`
   const largest = [...measured]
-    .sort((a, b) => (b.usage?.bytes ?? 0) - (a.usage?.bytes ?? 0) || a.name.localeCompare(b.name))
+    .sort((a, b) => (measuredBytes(b) ?? 0) - (measuredBytes(a) ?? 0) || a.name.localeCompare(b.name))
     .slice(0, TOP_BUCKETS)
   const rows = largest.map((bucket) => {
     const usage = bucket.usage

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import type { BucketRecord } from '../../src/scanner/snapshot.js'
+import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { LineStore, measuredBytes, measuredObjects, storedLine } from '../../src/scanner/stored-records.js'
+import { scratchFolder } from '../support/scratch.js'
+import { generateSnapshot } from '../support/usage-snapshots.js'
+
+/** A generated snapshot saved and loaded back: its records, and the loaded ones. */
+async function loadedRecords(
+  t: Parameters<typeof scratchFolder>[0],
+): Promise<{ saved: readonly BucketRecord[]; loaded: readonly BucketRecord[] }> {
+  const path = join(await scratchFolder(t, 'objstore-stored-'), 'state.json')
+  const { snapshot } = generateSnapshot({
+    buckets: 500,
+    objectsPerBucket: 8,
+    sourceId: 's3:http://127.0.0.1:9000',
+    completedAtMs: Date.now(),
+  })
+  await saveState(path, snapshot)
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  return { saved: snapshot.buckets, loaded: loaded.status === 'loaded' ? loaded.snapshot.buckets : [] }
+}
+
+test('loaded records keep their figures as bytes, and every way of reading them sees plain figures', async (t) => {
+  const { saved, loaded } = await loadedRecords(t)
+  assert.equal(loaded.length, saved.length)
+  const neverMeasured = saved.filter((record) => record.usage === undefined).length
+  assert.ok(
+    neverMeasured > 0 && neverMeasured < saved.length,
+    'the sample has records with and without figures',
+  )
+  for (const [index, record] of loaded.entries()) {
+    const original = saved[index] as BucketRecord
+    // Stored exactly when there are figures to store.
+    assert.equal(storedLine(record) !== undefined, original.usage !== undefined, original.name)
+    assert.deepEqual(record, original)
+    assert.deepEqual({ ...record }, original, 'spread')
+    assert.deepEqual(structuredClone(record), original, 'cloned (as to the render worker)')
+    assert.deepEqual(JSON.parse(JSON.stringify(record)), JSON.parse(JSON.stringify(original)), 'as JSON')
+    assert.deepEqual(Object.keys(record), Object.keys(original), 'the same properties, in order')
+    assert.equal(measuredBytes(record), original.usage?.bytes)
+    assert.equal(measuredObjects(record), original.usage?.objects)
+    assert.equal(measuredBytes(original), original.usage?.bytes)
+  }
+})
+
+test('each read of stored figures is a fresh copy: a reader cannot change what the next one reads', async (t) => {
+  const { saved, loaded } = await loadedRecords(t)
+  const index = loaded.findIndex((record) => storedLine(record) !== undefined)
+  const record = loaded[index] as BucketRecord
+  // Immutable by type only (no freeze at run time): written here through a cast.
+  const first = record.usage as unknown as { bytes: number; sizeHistogram: number[] }
+  first.bytes = -1
+  first.sizeHistogram[0] = -1
+  assert.notEqual(record.usage, first)
+  assert.deepEqual(record.usage, saved[index]?.usage)
+  assert.equal(measuredBytes(record), saved[index]?.usage?.bytes)
+})
+
+test('the line store copies each line, across blocks and past a block', () => {
+  const store = new LineStore()
+  const source = Buffer.alloc(6 * 2 ** 20)
+  const kept: Array<{ line: Buffer; fill: number }> = []
+  // Lines of 1 MiB and one of 5 MiB (longer than a block), each filled with its own byte.
+  for (const [fill, length] of [1, 2, 3, 4, 5, 6].map((fill) => [fill, fill === 5 ? 5 * 2 ** 20 : 2 ** 20])) {
+    source.fill(fill as number, 10, 10 + (length as number))
+    kept.push({ line: store.keep(source, 10, 10 + (length as number)), fill: fill as number })
+  }
+  // The source is read into again (as the loader's chunk buffers are): the copies do not change.
+  source.fill(0)
+  for (const { line, fill } of kept) {
+    assert.equal(line.length, fill === 5 ? 5 * 2 ** 20 : 2 ** 20)
+    assert.ok(
+      line.every((byte) => byte === fill),
+      `line ${fill} kept whole`,
+    )
+  }
+})
