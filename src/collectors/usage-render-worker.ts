@@ -8,12 +8,14 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
 import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
+import { storedLineRecord } from '../scanner/stored-records.js'
 import type { BudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, type PlannedBucket, type SeriesBudget } from './usage-budget.js'
 import { usageCollectorFamilies } from './usage-series.js'
 
 export type RenderMessage =
-  | { readonly kind: 'buckets'; readonly records: readonly PlannedBucket[] }
+  /** Each bucket planned, or the bytes of a stored record's line (stored-records.ts). */
+  | { readonly kind: 'buckets'; readonly records: readonly (PlannedBucket | Uint8Array)[] }
   | { readonly kind: 'end' }
 
 export type RenderReply =
@@ -89,7 +91,8 @@ port.on('message', (message: RenderMessage) => {
   try {
     if (message.kind === 'buckets') {
       if (failure) return
-      for (const record of message.records) buckets.write(record)
+      for (const record of message.records)
+        buckets.write(record instanceof Uint8Array ? storedLineRecord(record) : record)
       compressFilled()
       return
     }

@@ -27,7 +27,7 @@ type StoredRecord = BucketRecord & {
 
 /** The line's bytes were checked when loaded (recordProblem) and are never written again. */
 function storedUsage(this: StoredRecord): BucketUsage {
-  return (JSON.parse(this[LINE].toString('utf8')) as { usage: BucketUsage }).usage
+  return storedLineRecord(this[LINE]).usage as BucketUsage
 }
 
 const usageProperty: PropertyDescriptor = { get: storedUsage, enumerable: true }
@@ -52,6 +52,13 @@ export function storedRecord(record: BucketRecord, line: Buffer): BucketRecord {
 /** The bytes of `record`'s line if it is a stored record (its JSON, as the state file holds it). */
 export function storedLine(record: BucketRecord): Buffer | undefined {
   return (record as Partial<StoredRecord>)[LINE]
+}
+
+/** The record a stored line holds (its bytes copied, as to a worker thread). */
+export function storedLineRecord(line: Uint8Array): BucketRecord {
+  return JSON.parse(
+    Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8'),
+  ) as BucketRecord
 }
 
 /**

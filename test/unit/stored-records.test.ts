@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import type { BucketRecord } from '../../src/scanner/snapshot.js'
+import { NO_BUDGET, type SeriesBudget } from '../../src/collectors/usage-budget.js'
+import { UsageExposition } from '../../src/collectors/usage-exposition.js'
+import type { ExpositionFormat } from '../../src/metrics/exposition/format.js'
+import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
 import { LineStore, measuredBytes, measuredObjects, storedLine } from '../../src/scanner/stored-records.js'
 import { scratchFolder } from '../support/scratch.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
 
-/** A generated snapshot saved and loaded back: its records, and the loaded ones. */
-async function loadedRecords(
+/** A generated snapshot saved and loaded back. */
+async function loadedSnapshots(
   t: Parameters<typeof scratchFolder>[0],
-): Promise<{ saved: readonly BucketRecord[]; loaded: readonly BucketRecord[] }> {
+): Promise<{ saved: UsageSnapshot; loaded: UsageSnapshot }> {
   const path = join(await scratchFolder(t, 'objstore-stored-'), 'state.json')
   const { snapshot } = generateSnapshot({
     buckets: 500,
@@ -20,8 +23,28 @@ async function loadedRecords(
   })
   await saveState(path, snapshot)
   const loaded = await loadState(path, snapshot.sourceId)
-  assert.equal(loaded.status, 'loaded')
-  return { saved: snapshot.buckets, loaded: loaded.status === 'loaded' ? loaded.snapshot.buckets : [] }
+  if (loaded.status !== 'loaded') throw new Error(`not loaded: ${loaded.status}`)
+  return { saved: snapshot, loaded: loaded.snapshot }
+}
+
+/** A generated snapshot's records saved and loaded back. */
+async function loadedRecords(
+  t: Parameters<typeof scratchFolder>[0],
+): Promise<{ saved: readonly BucketRecord[]; loaded: readonly BucketRecord[] }> {
+  const { saved, loaded } = await loadedSnapshots(t)
+  return { saved: saved.buckets, loaded: loaded.buckets }
+}
+
+/** The usage families of `snapshot` as a scrape serves them, in `format`. */
+async function rendered(
+  snapshot: UsageSnapshot,
+  budget: SeriesBudget,
+  format: ExpositionFormat,
+): Promise<string> {
+  const block = await new UsageExposition('objstore', { budget }).blockFor(snapshot)
+  const parts: Buffer[] = []
+  for await (const part of block.text(format)) parts.push(part)
+  return Buffer.concat(parts).toString('utf8')
 }
 
 test('loaded records keep their figures as bytes, and every way of reading them sees plain figures', async (t) => {
@@ -58,6 +81,17 @@ test('each read of stored figures is a fresh copy: a reader cannot change what t
   assert.notEqual(record.usage, first)
   assert.deepEqual(record.usage, saved[index]?.usage)
   assert.equal(measuredBytes(record), saved[index]?.usage?.bytes)
+})
+
+test('a loaded snapshot renders the same text as the one saved (records sent to the render worker as bytes)', async (t) => {
+  const { saved, loaded } = await loadedSnapshots(t)
+  for (const budget of [NO_BUDGET, { topN: 50, maxSeries: 0 }, { topN: 0, maxSeries: 20_000 }]) {
+    for (const format of ['text', 'openmetrics'] as const) {
+      const text = await rendered(loaded, budget, format)
+      assert.ok(text.includes('bucket="bucket-00499"') || budget.topN > 0, 'every bucket rendered')
+      assert.equal(text, await rendered(saved, budget, format), `${format}, ${JSON.stringify(budget)}`)
+    }
+  }
 })
 
 test('the line store copies each line, across blocks and past a block', () => {
