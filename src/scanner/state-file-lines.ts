@@ -13,30 +13,33 @@ export class LineTooLong extends Error {}
 /**
  * The lines of `handle` from its position on, each at most `maxBytes` (a longer one throws
  * LineTooLong once that many bytes and a chunk are held, never more), a chunk's whole lines at a
- * time: their bytes with the newlines between them (none after the last), good until the next
- * chunk is asked for (the buffer is read into again). `lines` takes them out one by one.
+ * time: their bytes with the newlines between them (none after the last). Each chunk is read
+ * into a buffer of its own, never read into again, so a line's bytes stay good for as long as
+ * something holds them (stored-records.ts keeps records' lines so); the next chunk is read while
+ * this one's lines are used, behind the start of a line this one ends in. `lines` takes them out
+ * one by one.
  */
 export async function* fileLineChunks(handle: FileHandle, maxBytes: number): AsyncGenerator<Buffer> {
-  let filling = Buffer.allocUnsafe(CHUNK_BYTES)
-  let spare = Buffer.allocUnsafe(CHUNK_BYTES)
-  let carried = Buffer.alloc(0)
+  let filling = Buffer.allocUnsafeSlow(CHUNK_BYTES)
+  let carried = 0
   let reading = handle.read(filling, 0, CHUNK_BYTES, null)
   try {
     for (;;) {
       const { bytesRead } = await reading
-      if (bytesRead === 0) break
-      const chunk = filling.subarray(0, bytesRead)
-      // The next chunk is read into the other buffer while this one is split and its lines used.
-      ;[filling, spare] = [spare, filling]
-      reading = handle.read(filling, 0, CHUNK_BYTES, null)
-      const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk
+      const bytes = filling.subarray(0, carried + bytesRead)
+      if (bytesRead === 0) {
+        if (bytes.length > 0) yield bytes
+        break
+      }
+      if (bytes.length > maxBytes) checkLines(bytes, carried, maxBytes)
       const last = bytes.lastIndexOf(NEWLINE)
-      if (bytes.length > maxBytes) checkLines(bytes, carried.length, maxBytes)
-      // Copied: `chunk`'s buffer is read into again.
-      carried = Buffer.from(bytes.subarray(last + 1))
+      // The start of a line this chunk ends in goes first into the next chunk's buffer.
+      carried = bytes.length - (last + 1)
+      filling = Buffer.allocUnsafeSlow(carried + CHUNK_BYTES)
+      bytes.copy(filling, 0, last + 1)
+      reading = handle.read(filling, carried, CHUNK_BYTES, null)
       if (last !== -1) yield bytes.subarray(0, last)
     }
-    if (carried.length > 0) yield carried
   } finally {
     // A read still under way when the lines are left: waited for, and its failure not left unhandled.
     await reading.catch(() => undefined)

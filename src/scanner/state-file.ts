@@ -17,7 +17,7 @@ import {
 } from './state-file-format.js'
 import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
 import { fileLineChunks, type Line, LineTooLong, lines } from './state-file-lines.js'
-import { LineStore, storedRecord } from './stored-records.js'
+import { storedRecord } from './stored-records.js'
 
 /**
  * STATE_FILE: the last snapshot on disk, so a restart serves figures at once. Written atomically
@@ -146,7 +146,6 @@ class RecordReader {
   readonly #maxRecords: number
   readonly #kept: BucketRecord[] = []
   readonly #refused: RefusedRecord[] = []
-  readonly #lines = new LineStore()
   count = 0
 
   constructor(nowMs: number, maxRecords: number) {
@@ -169,9 +168,7 @@ class RecordReader {
     const checked = record as BucketRecord
     // Records with figures keep them as their line's bytes (stored-records.ts); the parsed object dies young.
     this.#kept.push(
-      checked.usage === undefined
-        ? checked
-        : storedRecord(checked, this.#lines.keep(bytes, line.start, line.end)),
+      checked.usage === undefined ? checked : storedRecord(checked, bytes.subarray(line.start, line.end)),
     )
   }
 

@@ -7,8 +7,9 @@ import type { BucketUsage } from './sources/types.js'
  * 200 MB of heap (about 70 objects each) built in a second and a half: the collections that copy
  * and mark them held the event loop 30-110 ms at a time while the file loaded. Stored, a record is
  * a few objects and a view of its bytes, and the figures decoded for a reader die young. Until the
- * first scan round replaces them, each pass over the snapshot's figures (the render, the totals)
- * decodes each record once more, some 10 µs a record, in slices like every such pass.
+ * first scan round replaces them, a pass over the snapshot's figures on the event loop (the
+ * render's totals) decodes each record again, some 10 µs a record, in slices; the render worker
+ * is sent the bytes and decodes them itself.
  *
  * `usage` is an own enumerable getter, so spreading a record, cloning it to a worker, writing it
  * as JSON or comparing it in a test sees plain figures, as for any other record; the bytes sit
@@ -34,7 +35,7 @@ const usageProperty: PropertyDescriptor = { get: storedUsage, enumerable: true }
 
 /**
  * `record` (checked, with figures) as a stored record whose figures are read from `line`, its
- * line's bytes in a LineStore. Properties in the order the state file writes them.
+ * line's bytes in the chunk it was read into (state-file-lines.ts). Properties in the order the state file writes them.
  */
 export function storedRecord(record: BucketRecord, line: Buffer): BucketRecord {
   // Built in the state file's order (name, usage, then the rest), which JSON and Object.keys show.
@@ -72,26 +73,4 @@ export function measuredBytes(record: BucketRecord): number | undefined {
 /** A record's object count, undefined if it was never measured (as measuredBytes). */
 export function measuredObjects(record: BucketRecord): number | undefined {
   return LINE in record ? (record as StoredRecord)[OBJECTS] : record.usage?.objects
-}
-
-/** Bytes allocated at a time: a few thousand lines; a longer line gets a block of its own. */
-const BLOCK_BYTES = 4 * 2 ** 20
-
-/** Lines' bytes copied into large blocks (one allocation per few thousand lines, none on the heap). */
-export class LineStore {
-  #block = Buffer.alloc(0)
-  #used = 0
-
-  /** A copy of `bytes[start, end)`, good for as long as a record refers to it. */
-  keep(bytes: Buffer, start: number, end: number): Buffer {
-    const length = end - start
-    if (this.#used + length > this.#block.length) {
-      this.#block = Buffer.allocUnsafeSlow(Math.max(BLOCK_BYTES, length))
-      this.#used = 0
-    }
-    const line = this.#block.subarray(this.#used, this.#used + length)
-    bytes.copy(line, 0, start, end)
-    this.#used += length
-    return line
-  }
 }

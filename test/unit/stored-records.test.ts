@@ -6,7 +6,7 @@ import { UsageExposition } from '../../src/collectors/usage-exposition.js'
 import type { ExpositionFormat } from '../../src/metrics/exposition/format.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
-import { LineStore, measuredBytes, measuredObjects, storedLine } from '../../src/scanner/stored-records.js'
+import { measuredBytes, measuredObjects, storedLine } from '../../src/scanner/stored-records.js'
 import { scratchFolder } from '../support/scratch.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
 
@@ -91,25 +91,5 @@ test('a loaded snapshot renders the same text as the one saved (records sent to 
       assert.ok(text.includes('bucket="bucket-00499"') || budget.topN > 0, 'every bucket rendered')
       assert.equal(text, await rendered(saved, budget, format), `${format}, ${JSON.stringify(budget)}`)
     }
-  }
-})
-
-test('the line store copies each line, across blocks and past a block', () => {
-  const store = new LineStore()
-  const source = Buffer.alloc(6 * 2 ** 20)
-  const kept: Array<{ line: Buffer; fill: number }> = []
-  // Lines of 1 MiB and one of 5 MiB (longer than a block), each filled with its own byte.
-  for (const [fill, length] of [1, 2, 3, 4, 5, 6].map((fill) => [fill, fill === 5 ? 5 * 2 ** 20 : 2 ** 20])) {
-    source.fill(fill as number, 10, 10 + (length as number))
-    kept.push({ line: store.keep(source, 10, 10 + (length as number)), fill: fill as number })
-  }
-  // The source is read into again (as the loader's chunk buffers are): the copies do not change.
-  source.fill(0)
-  for (const { line, fill } of kept) {
-    assert.equal(line.length, fill === 5 ? 5 * 2 ** 20 : 2 ** 20)
-    assert.ok(
-      line.every((byte) => byte === fill),
-      `line ${fill} kept whole`,
-    )
   }
 })
