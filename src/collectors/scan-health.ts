@@ -67,14 +67,14 @@ export function writeSourceUp(out: Sink, snapshot: UsageSnapshot): void {
 }
 
 /** One bucket's last scan: success, duration, last success and unreadable entries. */
-export function writeScanHealth(out: Sink, record: BucketRecord): void {
+export function writeScanHealth(out: Sink, record: BucketRecord, usage = record.usage): void {
   const bucket = { bucket: record.name }
   out.set('bucket_scan_success', bucket, record.scanSuccess ? 1 : 0)
   out.set('bucket_scan_duration_seconds', bucket, record.scanDurationSeconds)
   if (record.lastSuccessSeconds !== undefined) {
     out.set('bucket_scan_last_success_timestamp_seconds', bucket, record.lastSuccessSeconds)
   }
-  if (record.usage?.unreadableEntries !== undefined) {
-    out.set('bucket_scan_unreadable_entries', bucket, record.usage.unreadableEntries)
+  if (usage?.unreadableEntries !== undefined) {
+    out.set('bucket_scan_unreadable_entries', bucket, usage.unreadableEntries)
   }
 }

@@ -8,10 +8,11 @@
 import { OPT_IN_BUCKET_GROUPS } from '../config/bucket-groups.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
+import { eachInSlices } from '../scanner/slices.js'
 import type { BucketRecord } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
 import { measuredBytes } from '../scanner/stored-records.js'
-import { sumFigures } from '../scanner/usage-sums.js'
+import { FigureSums, sumFigures } from '../scanner/usage-sums.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
   type UsageCollectorFamilies,
@@ -71,10 +72,10 @@ export type PlannedBucket = BucketRecord | OtherBuckets
  * `_other` row, written last. A bucket literally named `_other` (an fs folder can be) is always
  * summed into that row, never itemised, so the label stays one row.
  */
-export function planBuckets(
+export async function planBuckets(
   records: readonly BucketRecord[],
   budget: SeriesBudget,
-): readonly PlannedBucket[] {
+): Promise<readonly PlannedBucket[]> {
   if (budget.topN === 0 && budget.maxSeries === 0) return records
   const ranked = [...records].sort(
     (a, b) =>
@@ -87,8 +88,13 @@ export function planBuckets(
     if (itemised.length < budget.topN && record.name !== OTHER_BUCKET) itemised.push(record)
     else rest.push(record)
   }
-  const measured = rest.flatMap((record) => (record.usage ? [record.usage] : []))
-  if (measured.length > 0) itemised.push({ kind: 'other', buckets: rest.length, usage: sumUsage(measured) })
+  // In slices: at 100,000 buckets the sum is hundreds of ms (more for records still stored).
+  const sums = new FigureSums()
+  await eachInSlices(rest, (record) => {
+    const usage = record.usage
+    if (usage) sums.add(usage)
+  })
+  if (sums.count > 0) itemised.push({ kind: 'other', buckets: rest.length, usage: sums.figures() })
   return itemised
 }
 

@@ -47,7 +47,7 @@ export async function renderUsageBlock(
   await nextTurn()
   signal.throwIfAborted()
   const budget = options.budget ?? NO_BUDGET
-  const planned = planBuckets(snapshot.buckets, budget)
+  const planned = await planBuckets(snapshot.buckets, budget)
   // The snapshot-wide series first (a few lines): the ceiling counts them before any bucket's.
   const totalsWriter = new ExpositionWriter(naming, usageCollectorFamilies)
   const totalsCounter = new SeriesCounter(usageCollectorFamilies, totalsWriter, undefined)

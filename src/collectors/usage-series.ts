@@ -250,8 +250,10 @@ export function writeSnapshotTotals(
 
 /** One bucket's series: its scan health, and its figures when it was ever measured. */
 export function writeBucketSeries(out: Sink, record: BucketRecord): void {
-  writeScanHealth(out, record)
-  if (record.usage) writeBucketUsage(out, record.name, record.usage)
+  // Read once: a record loaded from the state file decodes its figures on each read (stored-records.ts).
+  const usage = record.usage
+  writeScanHealth(out, record, usage)
+  if (usage) writeBucketUsage(out, record.name, usage)
 }
 
 /** A bucket's figures (the `_other` row of BUCKETS_TOP_N too: its figures are sums). */

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
+import { measuredBytes, measuredObjects } from './stored-records.js'
 
 /**
  * A snapshot as JSON for people and scripts: `scan --once --format json` and the JSON API
@@ -83,25 +84,27 @@ export function bucketJson(record: BucketRecord): BucketJson {
   }
 }
 
-/** Bytes and objects summed over `buckets` (unmeasured ones count nothing). */
-export function usageTotals(buckets: readonly BucketJson[]): Static<typeof UsageTotalsSchema> {
+/**
+ * Bytes and objects summed over `records` (unmeasured ones count nothing), without decoding the
+ * figures of records loaded from the state file (stored-records.ts).
+ */
+export function usageTotals(records: readonly BucketRecord[]): Static<typeof UsageTotalsSchema> {
   let bytes = 0
   let objects = 0
-  for (const bucket of buckets) {
-    bytes += bucket.bytes ?? 0
-    objects += bucket.objects ?? 0
+  for (const record of records) {
+    bytes += measuredBytes(record) ?? 0
+    objects += measuredObjects(record) ?? 0
   }
-  return { buckets: buckets.length, bytes, objects }
+  return { buckets: records.length, bytes, objects }
 }
 
 /** A whole snapshot as JSON (`scan --once --format json`). */
 export function scanJson(snapshot: UsageSnapshot): ScanJson {
-  const buckets = snapshot.buckets.map(bucketJson)
   return {
     source: snapshot.sourceName,
     sourceUp: snapshot.sourceUp,
     completedAt: new Date(snapshot.completedAtMs).toISOString(),
-    totals: usageTotals(buckets),
-    buckets,
+    totals: usageTotals(snapshot.buckets),
+    buckets: snapshot.buckets.map(bucketJson),
   }
 }

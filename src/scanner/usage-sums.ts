@@ -80,25 +80,39 @@ type Sum = number | number[] | Record<string, number | number[]>
  * some records lack is the sum over those that have it: a record without versions adds none.
  */
 export function sumFigures(usages: readonly BucketUsage[]): BucketUsage {
-  const sums = new Map<FigurePath, Sum>()
-  for (const usage of usages) {
+  const sums = new FigureSums()
+  for (const usage of usages) sums.add(usage)
+  return sums.figures()
+}
+
+/** sumFigures one bucket at a time, for a sum taken in slices. */
+export class FigureSums {
+  readonly #sums = new Map<FigurePath, Sum>()
+  /** How many figures were added. */
+  count = 0
+
+  add(usage: BucketUsage): void {
+    this.count++
     for (const { path } of ADDITIVE_FIGURES) {
       const value = figureAt(usage, path)
-      if (value !== undefined) sums.set(path, addInto(sums.get(path), value))
+      if (value !== undefined) this.#sums.set(path, addInto(this.#sums.get(path), value))
     }
   }
-  const out: Record<string, unknown> = { bytes: 0, objects: 0 }
-  for (const [path, sum] of sums) {
-    const [part, name] = path.includes('.') ? path.split('.') : [undefined, path]
-    if (part === undefined) {
-      out[name as string] = sum
-      continue
+
+  figures(): BucketUsage {
+    const out: Record<string, unknown> = { bytes: 0, objects: 0 }
+    for (const [path, sum] of this.#sums) {
+      const [part, name] = path.includes('.') ? path.split('.') : [undefined, path]
+      if (part === undefined) {
+        out[name as string] = sum
+        continue
+      }
+      const holder = (out[part] ?? {}) as Record<string, unknown>
+      holder[name as string] = sum
+      out[part] = holder
     }
-    const holder = (out[part] ?? {}) as Record<string, unknown>
-    holder[name as string] = sum
-    out[part] = holder
+    return out as BucketUsage
   }
-  return out as BucketUsage
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
-import { type BucketJson, bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
+import type { BucketRecord } from '../../scanner/snapshot.js'
+import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
+import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
 import { VERSION } from '../../version.js'
 import { redactSecrets } from '../redact-secrets.js'
 import type { ExporterStatus } from '../status.js'
@@ -65,9 +67,9 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
           (record) =>
             (prefix === undefined || record.name.startsWith(prefix)) && (!glob || glob.test(record.name)),
         )
-        .map(bucketJson)
         .sort(comparing(sort, order))
-      const buckets = matching.slice(0, limit)
+      // Only the rows returned are turned into JSON: a record loaded from the state file decodes its figures to be.
+      const buckets = matching.slice(0, limit).map(bucketJson)
       return {
         source: snapshot.sourceName,
         sourceUp: snapshot.sourceUp,
@@ -138,8 +140,9 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
 /** Orders by `key`, ties broken by name (ascending), so the order is total and stable. */
 function comparing(key: 'name' | 'bytes' | 'objects', order: 'asc' | 'desc') {
   const sign = order === 'asc' ? 1 : -1
-  const byName = (a: BucketJson, b: BucketJson) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-  if (key === 'name') return (a: BucketJson, b: BucketJson) => sign * byName(a, b)
-  // Unmeasured buckets (null) sort as the smallest.
-  return (a: BucketJson, b: BucketJson) => sign * ((a[key] ?? -1) - (b[key] ?? -1)) || byName(a, b)
+  const byName = (a: BucketRecord, b: BucketRecord) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  if (key === 'name') return (a: BucketRecord, b: BucketRecord) => sign * byName(a, b)
+  const figure = key === 'bytes' ? measuredBytes : measuredObjects
+  // Unmeasured buckets sort as the smallest.
+  return (a: BucketRecord, b: BucketRecord) => sign * ((figure(a) ?? -1) - (figure(b) ?? -1)) || byName(a, b)
 }
