@@ -14,8 +14,8 @@ import { createUsageState } from './support/usage-state.js'
  * empty: the default groups, some 50 series a bucket, 5 million series), each row against the
  * same measurement at 10,000 buckets in the same run (how it scales), or against the bare
  * operation underneath (JSON.parse of the same state file):
- * - the state file loaded (the scanner's loader: read, parse, every record checked, frozen, a
- *   slice at a time) as an exporter loads it at start, in a fresh process (support/state-load.ts),
+ * - the state file loaded (the scanner's loader: read, parse, every record checked and kept as its
+ *   line's bytes, a slice at a time) as an exporter loads it at start, in a fresh process (support/state-load.ts),
  *   medians of three, alternated with a bare readFile and JSON.parse of each of the same file's
  *   lines in a fresh process too; < 2 s, and the loop never held > 50 ms meanwhile;
  * - the CPU of a gzip scrape of the built exporter (`node dist/main.js`) serving the snapshot from

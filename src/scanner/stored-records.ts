@@ -35,7 +35,7 @@ const usageProperty: PropertyDescriptor = { get: storedUsage, enumerable: true }
 
 /**
  * `record` (checked, with figures) as a stored record whose figures are read from `line`, its
- * line's bytes in the chunk it was read into (state-file-lines.ts). Properties in the order the state file writes them.
+ * line's bytes in the chunk it was read into (state-file-lines.ts).
  */
 export function storedRecord(record: BucketRecord, line: Buffer): BucketRecord {
   // Built in the state file's order (name, usage, then the rest), which JSON and Object.keys show.
