@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { BucketRecord } from '../../src/scanner/snapshot.js'
-import { formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
+import { firstInOrder, formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
 
 const SECRET = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY'
@@ -183,4 +183,24 @@ test('a source down shows its reason, scrubbed, in its row and the scan line; th
 
 test('no drive configured (a remote source): a note, no empty table', () => {
   assert.match(render(status({ drives: () => [] })), /id="no-drives">No drive configured/)
+})
+
+test('the largest buckets are picked in one pass exactly as a stable sort orders them', () => {
+  let seed = 7
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  // Few distinct sizes, so ties are many and the order among equals counts.
+  const order = (a: { bytes: number }, b: { bytes: number }) => b.bytes - a.bytes
+  for (const length of [0, 1, 5, 10, 11, 500]) {
+    const items = Array.from({ length }, (_, index) => ({ index, bytes: Math.floor(random() * 8) }))
+    for (const count of [0, 1, 3, 10, 600]) {
+      assert.deepEqual(
+        firstInOrder(items, count, order),
+        [...items].sort(order).slice(0, count),
+        `${count} of ${length}`,
+      )
+    }
+  }
 })
