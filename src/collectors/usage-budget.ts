@@ -9,7 +9,7 @@ import { OPT_IN_BUCKET_GROUPS } from '../config/bucket-groups.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import { eachInSlices } from '../scanner/slices.js'
-import type { BucketRecord } from '../scanner/snapshot.js'
+import { type BucketRecord, byName } from '../scanner/snapshot.js'
 import type { BucketUsage } from '../scanner/sources/types.js'
 import { measuredBytes } from '../scanner/stored-records.js'
 import { FigureSums, sumFigures } from '../scanner/usage-sums.js'
@@ -78,8 +78,7 @@ export async function planBuckets(
 ): Promise<readonly PlannedBucket[]> {
   if (budget.topN === 0 && budget.maxSeries === 0) return records
   const ranked = [...records].sort(
-    (a, b) =>
-      (measuredBytes(b) ?? -1) - (measuredBytes(a) ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    (a, b) => (measuredBytes(b) ?? -1) - (measuredBytes(a) ?? -1) || byName(a, b),
   )
   if (budget.topN === 0) return ranked
   const itemised: PlannedBucket[] = []

@@ -80,6 +80,11 @@ export function sortedRecordsByName(buckets: readonly BucketRecord[]): RecordsBy
   }
 }
 
+/** The order of a snapshot's records: by name, code unit by code unit (as stores list them). */
+export function byName(a: { readonly name: string }, b: { readonly name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+}
+
 /**
  * Whether `items` are in ascending order of `key` (duplicates side by side): names as stores list
  * them, records as a snapshot (and the state file) holds them.

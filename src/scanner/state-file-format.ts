@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { BucketUsageSchema } from './bucket-usage-schema.js'
 import { compileRecordCheck } from './record-check.js'
-import type { BucketRecord, UsageSnapshot } from './snapshot.js'
+import { type BucketRecord, byName, type UsageSnapshot } from './snapshot.js'
 import { type UserScan, type UserScanSchema, userScanProblem } from './user-usage.js'
 
 /*
@@ -156,7 +156,7 @@ export function checkRecords(
   for (const [name, count] of counts)
     if (count > 1 && typeof name === 'string')
       refused.push({ bucket: name, reason: `${count} records for the same bucket` })
-  kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  kept.sort(byName)
   return { kept, refused }
 }
 

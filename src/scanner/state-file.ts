@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises'
 import { Slices } from './slices.js'
-import { type BucketRecord, inOrder } from './snapshot.js'
+import { type BucketRecord, byName, inOrder } from './snapshot.js'
 import {
   FORMAT,
   FORMAT_VERSION,
@@ -179,8 +179,7 @@ class RecordReader {
    */
   finish(): { kept: BucketRecord[]; refused: RefusedRecord[] } {
     let kept = this.#kept
-    if (!inOrder(kept, (record) => record.name))
-      kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (!inOrder(kept, (record) => record.name)) kept.sort(byName)
     if (kept.some((record, index) => index > 0 && record.name === kept[index - 1]?.name)) {
       const counts = nameCounts(kept)
       kept = kept.filter((record) => counts.get(record.name) === 1)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
-import type { BucketRecord } from '../../scanner/snapshot.js'
+import { type BucketRecord, byName } from '../../scanner/snapshot.js'
 import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
 import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
 import { VERSION } from '../../version.js'
@@ -140,7 +140,6 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
 /** Orders by `key`, ties broken by name (ascending), so the order is total and stable. */
 function comparing(key: 'name' | 'bytes' | 'objects', order: 'asc' | 'desc') {
   const sign = order === 'asc' ? 1 : -1
-  const byName = (a: BucketRecord, b: BucketRecord) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   if (key === 'name') return (a: BucketRecord, b: BucketRecord) => sign * byName(a, b)
   const figure = key === 'bytes' ? measuredBytes : measuredObjects
   // Unmeasured buckets sort as the smallest.
