@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
+import { chmod, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
@@ -33,16 +33,14 @@ test('a STATE_FILE folder the exporter cannot write: one warning (not one a scan
   const { root, data } = await storeFolder(t, 'objstore-state-readonly-')
   const folder = join(root, 'state')
   await mkdir(folder)
-  // Root writes anywhere, so as root the exporter runs as nobody, for whom 0555 is read-only.
-  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
-  if (user) await chown(folder, user.uid, user.gid)
+  // Root writes anywhere, so the exporter runs without that power (unprivileged): 0555 is read-only to it.
   await chmod(folder, 0o555)
   const stateFile = join(folder, 'usage.json')
   const exporter = await startServingProcess(
     t,
     { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '1', LOG_LEVEL: 'debug' },
     root,
-    { user },
+    { unprivileged: true },
   )
   await scanned(exporter, 4)
   const warnings = exporter.logs().filter((line) => line.msg === 'cannot write state file')
