@@ -7,7 +7,7 @@ import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { createScannerFromConfig } from '../scanner/index.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
-import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
+import { redactedOutput, renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
 
 /**
  * `objstore-exporter scan --once`: one scan round of the configured source, with the selection,
@@ -44,11 +44,16 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   } finally {
     await scanner.close()
   }
-  const output = renderScan(snapshot, options.format as ScanFormat, {
-    naming: expositionNaming(config),
-    bytes: options.bytes === true,
-    groups: budget.groups,
-  })
+  // What the store named (a bucket, a storage class, a key prefix) is printed: blanked of secrets
+  // in every encoding, as the log lines beside it are.
+  const output = redactedOutput(
+    renderScan(snapshot, options.format as ScanFormat, {
+      naming: expositionNaming(config),
+      bytes: options.bytes === true,
+      groups: budget.groups,
+    }),
+    logging.redactor,
+  )
   if (typeof options.output === 'string') {
     try {
       await writeAtomically(options.output, output)
