@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
+import { noBucketsWarning } from './no-buckets.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
 import { eachInSlices, keptInSlices } from './slices.js'
@@ -43,6 +44,7 @@ export class UsageScanner {
   readonly #controller = new AbortController()
   readonly #listeners = new Set<(snapshot: UsageSnapshot) => void>()
   readonly #bucketFailures: BucketFailures
+  #saidNoBuckets = false
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
@@ -195,6 +197,7 @@ export class UsageScanner {
   async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
+    this.#warnIfNoBuckets(sourceUp, buckets.length)
     const snapshot: UsageSnapshot = {
       sourceName: source.name,
       sourceId: source.id,
@@ -227,6 +230,16 @@ export class UsageScanner {
       'usage scan finished',
     )
     return snapshot
+  }
+
+  #warnIfNoBuckets(sourceUp: boolean, buckets: number): void {
+    const source = this.#options.source.name
+    const bucketsBefore = this.#snapshot?.buckets.length
+    const warning = noBucketsWarning({ source, sourceUp, buckets, bucketsBefore })
+    // Once until buckets come back, not once a round.
+    if (warning && !this.#saidNoBuckets) this.#logger.warn({ source }, warning)
+    if (buckets > 0) this.#saidNoBuckets = false
+    else if (warning) this.#saidNoBuckets = true
   }
 
   #publish(snapshot: UsageSnapshot): void {

@@ -107,7 +107,7 @@ export async function startServingProcess(
 
 /**
  * stderr as a test compares it. The exporter prints nothing there in normal running: process
- * warnings (the AWS SDK's NodeVersionSupportWarning on Node 20 among them) go through the logger
+ * warnings (deprecations, the AWS SDK's NodeVersionSupportWarning on an unsupported Node) go through the logger
  * (src/logging/process-warnings.ts), so anything here is unexpected: a crash, an uncaught
  * exception, a warning that escaped the logger.
  */

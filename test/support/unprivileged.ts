@@ -18,4 +18,3 @@ export function withoutPermissionOverride(
     args: [`--bounding-set=${DROPPED}`, `--inh-caps=${DROPPED}`, command, ...args],
   }
 }
-
