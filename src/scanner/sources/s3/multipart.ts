@@ -1,7 +1,7 @@
 import { ListMultipartUploadsCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { type MultipartUsage, SourceError } from '../types.js'
 import { objectSize } from './errors.js'
-import { type Marker, marker, pages, sameMarker } from './pages.js'
+import { type Marker, marker, markerIdentity, pages } from './pages.js'
 
 /**
  * Incomplete multipart uploads of one bucket (ListMultipartUploads), and the bytes their parts
@@ -58,7 +58,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
       ),
     truncated: (page) => page.IsTruncated,
     next: (page) => marker(page.NextKeyMarker, page.NextUploadIdMarker),
-    same: sameMarker,
+    identify: markerIdentity,
   })
   for await (const page of uploads) {
     for (const upload of page.Uploads ?? []) {
