@@ -43,6 +43,7 @@ function page(parts: Partial<ListingPage>): ListingPage {
     versions: [],
     deleteMarkers: [],
     commonPrefixes: [],
+    lastVersionEntry: undefined,
     ...parts,
   }
 }

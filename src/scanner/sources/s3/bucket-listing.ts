@@ -90,6 +90,20 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
   })
 }
 
+/**
+ * The version the next page starts after: NextVersionIdMarker, which names the page's last entry.
+ * OpenStack Swift 2.30 (s3api) names the key's `null` version there whatever it listed; asked for
+ * the entries after that, it answers an empty last page, and every entry past the first 1,000 of
+ * a versioned bucket would be lost. The id of the last entry listed is taken when the store names
+ * the `null` version of that key and did not list it last.
+ */
+export function nextVersionIdMarker(page: ListingPage): string | undefined {
+  const named = page.nextVersionIdMarker
+  const last = page.lastVersionEntry
+  if (named !== 'null' || last?.versionId === undefined || last.key !== page.nextKeyMarker) return named
+  return last.versionId
+}
+
 /** Key ranges end between keys, never inside one key's history. */
 export function listVersions(
   listing: BucketListing,
@@ -118,7 +132,7 @@ export function listVersions(
               ),
             ),
           truncated: (page) => page.truncated,
-          next: (page) => marker(page.nextKeyMarker, page.nextVersionIdMarker),
+          next: (page) => marker(page.nextKeyMarker, nextVersionIdMarker(page)),
           identify: markerIdentity,
         }),
         new VersionsOrder(action, range.after),
