@@ -181,7 +181,9 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
-  await scanner.start()
+  // Not waited for: the state file loads while the server listens (on a hung mount it would
+  // never end); /readyz waits for the first snapshot, loaded or scanned. start() never rejects.
+  void scanner.start()
   return {
     app,
     readiness,

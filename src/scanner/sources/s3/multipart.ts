@@ -1,4 +1,5 @@
 import { ListMultipartUploadsCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { checkedSum } from '../../bucket-usage.js'
 import { type MultipartUsage, SourceError } from '../types.js'
 import { objectSize } from './errors.js'
 import { type Marker, marker, markerIdentity, pages } from './pages.js'
@@ -81,7 +82,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
         figures.unsized++
         continue
       }
-      figures.bytes += sized
+      figures.bytes = checkedSum(figures.bytes + sized, 'incomplete upload bytes')
       if (stale) figures.staleBytes += sized
     }
   }
@@ -123,7 +124,8 @@ async function partsBytes(
   let bytes = 0
   try {
     for await (const page of parts)
-      for (const part of page.Parts ?? []) bytes += objectSize(part.Size, action)
+      for (const part of page.Parts ?? [])
+        bytes = checkedSum(bytes + objectSize(part.Size, action), 'incomplete upload bytes')
   } catch (error) {
     if (error instanceof SourceError && error.kind === 'missing') return undefined
     throw error
