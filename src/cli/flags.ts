@@ -56,6 +56,12 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     variables: single('DRIVES'),
   },
   {
+    flag: '--log.format <format>',
+    attribute: 'log.format',
+    description: 'console format: logfmt, json, pretty, quiet or auto (LOG_MODE)',
+    variables: single('LOG_MODE'),
+  },
+  {
     flag: '--log.level <level>',
     attribute: 'log.level',
     description: 'trace, debug, info, warn, error, fatal or silent (LOG_LEVEL)',

@@ -68,11 +68,21 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
       process.stdout.write(output, (error) => (error ? reject(error) : resolve())),
     )
   await logging.close(1000)
-  const failed = snapshot.buckets.filter((record) => !record.scanSuccess).length
-  if (!snapshot.sourceUp || failed > 0) {
-    process.stderr.write(
-      `objstore-exporter: scan: ${snapshot.sourceUp ? `${failed} bucket(s) could not be measured` : 'the source is down'}; see the log lines above\n`,
-    )
+  const problem = scanProblem(snapshot, scanner.sourceFailure)
+  if (problem) {
+    // The last line says why, blanked of secrets as the log lines are: under a cron job it may be
+    // the only line anyone reads.
+    process.stderr.write(logging.redactor.redact(`objstore-exporter: scan: ${problem}\n`))
     process.exitCode = 1
   }
+}
+
+/** Why the scan's result is not whole: the source's failure, or which buckets failed; undefined when whole. */
+function scanProblem(snapshot: UsageSnapshot, sourceFailure: string | undefined): string | undefined {
+  if (!snapshot.sourceUp) return `the source is down: ${sourceFailure ?? 'no reason given'}`
+  const failed = snapshot.buckets.filter((record) => !record.scanSuccess).map((record) => record.name)
+  if (failed.length === 0) return undefined
+  const named = failed.slice(0, 3).map((name) => JSON.stringify(name))
+  const more = failed.length > 3 ? ` and ${failed.length - 3} more` : ''
+  return `${failed.length} bucket(s) could not be measured (${named.join(', ')}${more}); each one's reason is in its warning above`
 }

@@ -24,3 +24,23 @@ export function noBucketsWarning(round: NoBucketsRound): string | undefined {
     return `the s3 source lists no bucket: ListBuckets answers only the buckets the key's user owns, so a key of another user sees none (name them in BUCKETS, or use a key of their owner), ${SELECTION}`
   return undefined
 }
+
+/** The warning of each round, said once until buckets come back (not once a round). */
+export class NoBucketsNotice {
+  #said = false
+
+  /** The warning to log for `round` of `source` (`before`: the snapshot it replaces), if any. */
+  next(
+    source: string,
+    round: { readonly sourceUp: boolean; readonly records: readonly unknown[] },
+    before: { readonly buckets: readonly unknown[] } | undefined,
+  ): string | undefined {
+    const { sourceUp } = round
+    const buckets = round.records.length
+    const warning = noBucketsWarning({ source, sourceUp, buckets, bucketsBefore: before?.buckets.length })
+    const say = warning !== undefined && !this.#said
+    if (buckets > 0) this.#said = false
+    else if (warning) this.#said = true
+    return say ? warning : undefined
+  }
+}

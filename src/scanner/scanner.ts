@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
-import { noBucketsWarning } from './no-buckets.js'
+import { NoBucketsNotice } from './no-buckets.js'
+import { roundTotals } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
-import { eachInSlices } from './slices.js'
 import { recordsByName, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
@@ -44,7 +44,7 @@ export class UsageScanner {
   readonly #controller = new AbortController()
   readonly #listeners = new Set<(snapshot: UsageSnapshot) => void>()
   readonly #bucketFailures: BucketFailures
-  #saidNoBuckets = false
+  readonly #noBuckets = new NoBucketsNotice()
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
@@ -213,7 +213,8 @@ export class UsageScanner {
   async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
-    this.#warnIfNoBuckets(sourceUp, buckets.length)
+    const noBuckets = this.#noBuckets.next(source.name, result, this.#snapshot)
+    if (noBuckets) this.#logger.warn({ source: source.name }, noBuckets)
     const snapshot: UsageSnapshot = {
       sourceName: source.name,
       sourceId: source.id,
@@ -227,12 +228,7 @@ export class UsageScanner {
     this.#publish(snapshot)
     await this.#stateFile?.save(snapshot)
     // At info: the one line that says a scan happened and what it found (new buckets appear now).
-    let [objects, bytes, failed] = [0, 0, 0]
-    await eachInSlices(buckets, (record) => {
-      objects += record.usage?.objects ?? 0
-      bytes += record.usage?.bytes ?? 0
-      if (!record.scanSuccess) failed++
-    })
+    const { objects, bytes, failed } = await roundTotals(buckets)
     this.#logger.info(
       {
         buckets: buckets.length,
@@ -246,16 +242,6 @@ export class UsageScanner {
       'usage scan finished',
     )
     return snapshot
-  }
-
-  #warnIfNoBuckets(sourceUp: boolean, buckets: number): void {
-    const source = this.#options.source.name
-    const bucketsBefore = this.#snapshot?.buckets.length
-    const warning = noBucketsWarning({ source, sourceUp, buckets, bucketsBefore })
-    // Once until buckets come back, not once a round.
-    if (warning && !this.#saidNoBuckets) this.#logger.warn({ source }, warning)
-    if (buckets > 0) this.#saidNoBuckets = false
-    else if (warning) this.#saidNoBuckets = true
   }
 
   #publish(snapshot: UsageSnapshot): void {
