@@ -7,7 +7,9 @@
  *   config/                          parsed settings: imports nothing of the other layers
  *                                    (but src/logging/settings.ts, the log targets' declarations)
  *   logging/, security/              over config only (and the leaves); not each other
- *   scanner/                         sources and snapshots: config, the leaves
+ *   figures/                         the per-bucket figures, a folder each: config, and the
+ *                                    exposition's family declarations (metrics/families.ts)
+ *   scanner/                         sources and snapshots: config, figures, the leaves
  *   metrics/                         exposition (format, writer, block, gzip, body): the leaves
  *   collectors/                      families from snapshots and probes: scanner, metrics, logging
  *   server/                          routes and pages: anything but the composition root
@@ -88,11 +90,19 @@ module.exports = {
       to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/$1/'] },
     },
     {
+      name: 'figures-below-scanner',
+      severity: 'error',
+      comment:
+        'A figure declares its record part, fold step and families; the scanner folds listings with them and the collectors write them, never the other way.',
+      from: { path: '^src/figures/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/figures/', '^src/config/', '^src/metrics/(families|metric-set)\\.ts$'] },
+    },
+    {
       name: 'scanner-below-collectors',
       severity: 'error',
       comment: 'Sources and the scanner make snapshots; they know nothing of who exposes them.',
       from: { path: '^src/scanner/' },
-      to: { path: OTHER_LAYERS, pathNot: ['^src/scanner/', '^src/config/'] },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/scanner/', '^src/config/', '^src/figures/'] },
     },
     {
       name: 'metrics-below-collectors',
@@ -108,7 +118,14 @@ module.exports = {
       from: { path: '^src/collectors/' },
       to: {
         path: OTHER_LAYERS,
-        pathNot: ['^src/collectors/', '^src/scanner/', '^src/metrics/', '^src/logging/', '^src/config/'],
+        pathNot: [
+          '^src/collectors/',
+          '^src/figures/',
+          '^src/scanner/',
+          '^src/metrics/',
+          '^src/logging/',
+          '^src/config/',
+        ],
       },
     },
     {

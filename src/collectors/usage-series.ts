@@ -5,6 +5,7 @@
  * worker).
  */
 
+import { figureFamilies, writeFigures } from '../figures/assemble.js'
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import {
@@ -166,8 +167,9 @@ export const usageSnapshotFamilies = unionOf(
     usageLogFamilies,
     userFamilies,
     scanHealthFamilies,
+    figureFamilies,
   ],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health'],
+  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
 )
 
 /** What the usage collector emits: a snapshot's families and what the series budget left out of it. */
@@ -315,6 +317,7 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)
+  writeFigures(out, name, usage)
 }
 
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {

@@ -1,11 +1,13 @@
 /*
  * A bucket's record as a schema (TypeBox): the BucketUsage type of bucket-usage.ts derives from it
- * and the state file's check (state-file-format.ts) compiles it, so a new per-bucket figure is one
- * property here (with its bounds), not a type and a check kept in step. Apart from the fold in
+ * and the state file's check (state-file-format.ts) compiles it, so a figure's bounds are said
+ * once, not in a type and a check kept in step. A new figure declares its properties in its own
+ * folder (src/figures/), spread in here. Apart from the fold in
  * bucket-usage.ts, which the fs walk's threads load without TypeBox.
  */
 import { type TSchema, Type } from '@sinclair/typebox'
 import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
+import { figureProperties } from '../figures/assemble.js'
 import { AGE_BANDS } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
@@ -83,8 +85,8 @@ export const MultipartUsageSchema = Type.Object({
 
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
- * of a stored record (state-file.ts) both derive from it, so a new per-bucket figure is one
- * property here (with its bounds), not a type and a schema kept in step. Optional parts are
+ * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
+ * src/figures/, whose properties are spread in last). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
@@ -129,4 +131,6 @@ export const BucketUsageSchema = Type.Object({
   index: Type.Optional(BucketIndexSchema),
   /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
   usageLog: Type.Optional(UsageLogSchema),
+  /** The figures of src/figures/ (list.ts), each folder's properties. */
+  ...figureProperties({ Type, Count }),
 })

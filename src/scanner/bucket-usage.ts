@@ -1,14 +1,15 @@
 /*
  * A bucket's figures: what they are (the BucketUsage type, derived from the record's schema in
  * bucket-usage-schema.ts, which the state file's check compiles) and how a listing folds into
- * them. A per-bucket figure a listing gives is one property in the schema, one fold step here and
- * one entry in usage-sums.ts (additive or not: how two records combine, for the fs walk's parts
- * and the `_other` row), plus its family in src/collectors/usage-series.ts. The schema is a module
+ * them: the record's first figures here, and each figure of src/figures/ by its own fold step
+ * (a new figure is a folder there: its properties, fold step, combination and families). The schema is a module
  * of its own so that the fold loads no TypeBox: the fs walk's threads import the fold, and
  * TypeBox's hundreds of modules cost each thread ~130 ms of CPU per scan (a third of `du -sb` on
  * 200,000 files).
  */
 import type { Static } from '@sinclair/typebox'
+import { type FigureValues, figureFolds } from '../figures/assemble.js'
+import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
 import { AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
 import type { Frozen } from './frozen.js'
@@ -62,13 +63,7 @@ export function checkedSum(sum: number, what: string): number {
   throw new FigureBeyondLimit(`the bucket's ${what} pass ${LIMIT_TEXT}`)
 }
 
-/** What a fold of current objects measures (see UsageAccumulator's constructor). */
-export interface UsageFoldOptions {
-  readonly storageClasses: boolean
-  readonly nowMs: number
-  readonly ages?: boolean | undefined
-  readonly prefixTopK?: number | undefined
-}
+export type { ListedObject, UsageFoldOptions }
 
 /**
  * Folds current objects into a bucket's figures one at a time: memory is a few fixed arrays
@@ -88,6 +83,7 @@ export class UsageAccumulator {
   readonly #ages: AgeFold | undefined
   readonly #storageClassAges: Map<string, number[]> | undefined
   readonly #prefixes: PrefixSketch | undefined
+  readonly #figures: readonly FigureFold<FigureValues>[]
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
@@ -102,13 +98,15 @@ export class UsageAccumulator {
     this.#ages = ages ? new AgeFold() : undefined
     this.#nowMs = options.nowMs
     this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
+    this.#figures = figureFolds(options)
   }
 
   /**
-   * One current object: its size, last-modified time (ms since the epoch), storage class, and the
-   * label of its prefix (prefix-sketch.ts: keyPrefix) when prefixes are measured.
+   * One current object (ListedObject: its size, last-modified time, storage class, and the label
+   * of its prefix when prefixes are measured); nothing of it is kept.
    */
-  add(size: number, modifiedMs: number, storageClass?: string, prefix?: string): void {
+  add(object: ListedObject): void {
+    const { size, modifiedMs, storageClass, prefix } = object
     checkedSize(size)
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
@@ -131,6 +129,7 @@ export class UsageAccumulator {
       }
     }
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
+    for (const figure of this.#figures) figure.add(object)
   }
 
   /**
@@ -160,6 +159,7 @@ export class UsageAccumulator {
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
       ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
+      ...Object.assign({}, ...this.#figures.map((figure) => figure.finish())),
     }
   }
 }

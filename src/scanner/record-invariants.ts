@@ -1,3 +1,4 @@
+import { figureInvariantProblem } from '../figures/assemble.js'
 import type { BucketUsage } from './bucket-usage.js'
 
 /*
@@ -36,7 +37,8 @@ export function usageInvariantProblem(usage: BucketUsage): string | undefined {
       'bytes',
     ) ??
     versionProblem(usage.versions) ??
-    multipartProblem(usage.multipart)
+    multipartProblem(usage.multipart) ??
+    figureInvariantProblem(usage)
   )
 }
 

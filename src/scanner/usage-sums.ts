@@ -7,6 +7,7 @@
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
+import { FIGURE_COMBINATIONS, mergedFigures } from '../figures/assemble.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
 
@@ -42,6 +43,9 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   { path: 'multipart.stale', says: 'stale uploads and their bytes' },
   { path: 'multipart.staleBytes', says: 'stale uploads and their bytes' },
   { path: 'unreadableEntries', says: 'unreadable entries' },
+  ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
+    combination.additive ? [{ path: path as FigurePath, says: combination.says }] : [],
+  ),
 ]
 
 /**
@@ -70,6 +74,11 @@ export const NOT_ADDITIVE_FIGURES: readonly {
     says: 'the usage log counters (a sum over a changing set of buckets would not be a counter)',
     parts: "either part's: the bucket's (a source sets it whole)",
   },
+  ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
+    combination.additive
+      ? []
+      : [{ path: path as FigurePath, says: combination.says, parts: combination.parts }],
+  ),
 ]
 
 type Figure = number | readonly number[] | Readonly<Record<string, number | readonly number[]>>
@@ -147,6 +156,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
     ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
+    // The figures of src/figures/ that do not add up, as each says.
+    ...mergedFigures(a, b),
   }
 }
 

@@ -105,7 +105,12 @@ export class VersionListingFold {
       const replacedMs = state.previousMs ?? entry.modifiedMs
       this.#versions.addVersion({ isLatest: entry.isLatest, size: entry.size, replacedMs })
       if (entry.isLatest) {
-        this.#current.add(entry.size, entry.modifiedMs, entry.storageClass, this.#prefixOf?.(entry.key))
+        this.#current.add({
+          size: entry.size,
+          modifiedMs: entry.modifiedMs,
+          storageClass: entry.storageClass,
+          prefix: this.#prefixOf?.(entry.key),
+        })
       }
     }
     state.previousMs = entry.modifiedMs

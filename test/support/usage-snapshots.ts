@@ -113,7 +113,7 @@ function bucketUsage(
   for (const [position, object] of bucketObjects.entries()) {
     // From the position, not the generator: the other figures stay what they were without prefixes.
     const prefix = position % 5 === 4 ? ROOT_PREFIX : GENERATED_PREFIXES[(position + index) % 4]
-    fold.add(object.size, object.modifiedMs, object.storageClass, prefix)
+    fold.add({ size: object.size, modifiedMs: object.modifiedMs, storageClass: object.storageClass, prefix })
     versions.addVersion({ isLatest: true, size: object.size })
     const older = random() < 0.3 ? Math.floor(random() * 20) : 0
     for (let version = 0; version < older; version++) {

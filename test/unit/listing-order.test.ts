@@ -147,7 +147,7 @@ test('a part whose store ignored its start: the parts dropped, the bucket listed
     foldPage(fold, listed, range) {
       for (const object of listed.contents) {
         if (pastRange(object.key ?? '', range)) return false
-        fold.add(1, 0, 'STANDARD')
+        fold.add({ size: 1, modifiedMs: 0, storageClass: 'STANDARD' })
       }
       return true
     },

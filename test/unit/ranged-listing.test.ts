@@ -43,7 +43,7 @@ function memoryListing(
     foldPage(fold, page, range) {
       for (const key of page.keys) {
         if (pastRange(key, range)) return false
-        fold.add(Number(key.slice(2)), 1_000, 'STANDARD')
+        fold.add({ size: Number(key.slice(2)), modifiedMs: 1_000, storageClass: 'STANDARD' })
       }
       return true
     },
@@ -66,7 +66,8 @@ function memoryListing(
 
 function sequentialFold(count: number) {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 0 })
-  for (let index = 0; index < count; index++) fold.add(index, 1_000, 'STANDARD')
+  for (let index = 0; index < count; index++)
+    fold.add({ size: index, modifiedMs: 1_000, storageClass: 'STANDARD' })
   return fold.finish()
 }
 

@@ -41,8 +41,8 @@ test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or 
 test('ages off: no age bands and no storage class x age, every other figure as with them', () => {
   const fold = (ages: boolean) => {
     const accumulator = new UsageAccumulator({ storageClasses: true, nowMs: NOW, ages })
-    accumulator.add(100, NOW - 2 * DAY, 'GLACIER')
-    accumulator.add(7, NOW)
+    accumulator.add({ size: 100, modifiedMs: NOW - 2 * DAY, storageClass: 'GLACIER' })
+    accumulator.add({ size: 7, modifiedMs: NOW })
     return accumulator.finish()
   }
   const { ageBytes, ageObjects, storageClassAgeBytes, ...rest } = fold(true)

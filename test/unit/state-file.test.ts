@@ -13,8 +13,8 @@ import { generateSnapshot } from '../support/usage-snapshots.js'
 
 function sampleSnapshot(): UsageSnapshot {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 1_700_000_200_000 })
-  fold.add(2048, 1_700_000_000_000, 'STANDARD_IA')
-  fold.add(10, 1_700_000_100_000)
+  fold.add({ size: 2048, modifiedMs: 1_700_000_000_000, storageClass: 'STANDARD_IA' })
+  fold.add({ size: 10, modifiedMs: 1_700_000_100_000 })
   return deepFreeze({
     sourceName: 's3',
     sourceId: 's3:http://127.0.0.1:9000',

@@ -1,5 +1,5 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
-import { UsageAccumulator } from '../../bucket-usage.js'
+import { type ListedObject, UsageAccumulator } from '../../bucket-usage.js'
 import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../prefix-sketch.js'
 import type { BucketUsage } from '../types.js'
 import { bucketLabel } from './names.js'
@@ -76,17 +76,30 @@ export function walkDirectory(task: WalkTask, reader: FolderReader = defaultRead
   let unreadable = 0
   let folderBytes = 0
   let folderObjects = 0
+  // One object handed to the fold for every file (it keeps nothing of it): none allocated per file.
+  const file: ListedObject = { size: 0, modifiedMs: 0 }
   const sink: FolderSink = {
     folder: task.expand ? (path) => subdirs.push(path) : (path) => stack.push(path),
     file: perFolder
       ? (size, mtimeMs) => {
-          fold.add(size, mtimeMs)
+          file.size = size
+          file.modifiedMs = mtimeMs
+          fold.add(file)
           folderBytes += size
           folderObjects++
         }
       : prefixOf
-        ? (size, mtimeMs, path) => fold.add(size, mtimeMs, undefined, prefixOf(path as string))
-        : (size, mtimeMs) => fold.add(size, mtimeMs),
+        ? (size, mtimeMs, path) => {
+            file.size = size
+            file.modifiedMs = mtimeMs
+            file.prefix = prefixOf(path as string)
+            fold.add(file)
+          }
+        : (size, mtimeMs) => {
+            file.size = size
+            file.modifiedMs = mtimeMs
+            fold.add(file)
+          },
     unreadable: () => {
       unreadable++
     },

@@ -76,12 +76,12 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
         const key = object.key ?? ''
         if (pastRange(key, range)) return false
         const size = objectSize(object.size, action)
-        fold.add(
+        fold.add({
           size,
-          object.modifiedMs ?? Number.NaN,
-          object.storageClass,
-          prefixes && keyPrefix(key, prefixes),
-        )
+          modifiedMs: object.modifiedMs ?? Number.NaN,
+          storageClass: object.storageClass,
+          prefix: prefixes && keyPrefix(key, prefixes),
+        })
       }
       return true
     },
