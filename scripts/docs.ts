@@ -13,6 +13,7 @@ import { serverEnv } from '../src/config/env/server.js'
 import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { describeExpected } from '../src/config/schema-helpers.js'
+import { figureExamples } from '../src/figures/assemble.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import type { FamilyGroup } from '../src/metrics/families.js'
 import { ageCounts } from '../src/scanner/age-bands.js'
@@ -142,7 +143,8 @@ const DEFAULT_PREFIX_TOP_K = prefixesEnv.PREFIX_TOP_K.default
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
  * (so the `_other` row too), ownership and settings with the most allowlisted tags
  * (BUCKET_TAG_LABELS takes at most MAX_TAG_LABELS), an index and usage log counters for five
- * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw).
+ * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw),
+ * and each figure folder's example.
  */
 const REFERENCE_BUCKET: BucketRecord = {
   name: 'reference',
@@ -201,6 +203,8 @@ const REFERENCE_BUCKET: BucketRecord = {
       ),
       recent: [],
     },
+    // The figures of src/figures/, each folder's example.
+    ...figureExamples(),
   },
 }
 

@@ -36,6 +36,11 @@ export function figureProperties(parts: RecordParts): FigureProperties {
   return Object.assign({}, ...LISTED.map((figure) => figure.record(parts))) as FigureProperties
 }
 
+/** Every listed figure's example values: a record with each of their properties. */
+export function figureExamples(): FigureValues {
+  return Object.assign({}, ...LISTED.map((figure) => figure.example)) as FigureValues
+}
+
 /** Every figure's fold step for one bucket: the figures a listing gives. */
 export function figureFolds(options: UsageFoldOptions): FigureFold<FigureValues>[] {
   return LISTED.flatMap((figure) => {

@@ -75,6 +75,8 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
   readonly invariant?: (values: Partial<Static<TObject<P>>>, record: RecordTotals) => string | undefined
+  /** Every property with a value, as a source that gives all of them would: the docs count series with it. */
+  readonly example: Required<Static<TObject<P>>>
   /** Its per-bucket families (each with its BUCKET_METRICS group). */
   readonly families: F
   /** Writes its families from a bucket's record (the `_other` row's too). */
