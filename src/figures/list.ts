@@ -4,7 +4,8 @@
  * fold, how records combine and the usage families are assembled from this list (assemble.ts);
  * the record's first figures (bucket-usage-schema.ts and the fold in bucket-usage.ts) predate it.
  */
+import { emptyObjects } from './empty-objects/index.js'
 import type { AnyFigure } from './types.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [] as const satisfies readonly AnyFigure[]
+export const FIGURES = [emptyObjects] as const satisfies readonly AnyFigure[]
