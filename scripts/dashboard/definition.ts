@@ -5,6 +5,7 @@ import { bucketsRow } from './rows/buckets.js'
 import { clusterRow } from './rows/cluster.js'
 import { drivesRow } from './rows/drives.js'
 import { exporterRow } from './rows/exporter.js'
+import { forecastAndCostRow } from './rows/forecast-and-cost.js'
 import { scanHealthRow } from './rows/scan-health.js'
 import { whereTheBytesWentRow } from './rows/where-the-bytes-went.js'
 
@@ -26,6 +27,7 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
     drivesRow,
     bucketsRow,
     whereTheBytesWentRow,
+    forecastAndCostRow,
     backupsRow,
     scanHealthRow,
     exporterRow,
