@@ -12,7 +12,8 @@
 # The root filesystem may be read-only: the process writes only below DATA_DIR (/data, and
 # STATE_FILE if set there).
 
-ARG NODE_IMAGE=node:24-slim
+# The Active LTS (docs/configuration-notes.md, "Node versions").
+ARG NODE_IMAGE=node:26-slim
 
 # --- build: bundle src/ into dist/ (scripts/build.mjs, esbuild) ---------------------------------
 FROM ${NODE_IMAGE} AS build

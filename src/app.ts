@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
-import { secretValuesOf } from './logging/redaction.js'
+import type { SecretRedactor } from './logging/secret-redactor.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { BearerToken } from './security/bearer-token.js'
 import type { HttpsOptions } from './security/server-security.js'
@@ -30,6 +30,11 @@ export interface AppDependencies {
   readonly https?: HttpsOptions | undefined
   /** Require this bearer token on every route but the probes. */
   readonly token?: BearerToken | undefined
+  /**
+   * Blanks secrets out of the page and the API: error texts may quote the SDK's own credentials
+   * (the AWS_* chain) and a URL's credentials as well as our secret variables, in any encoding.
+   */
+  readonly redactor: SecretRedactor
 }
 
 /**
@@ -88,11 +93,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.token) await app.register(bearerAuth, { token: deps.token })
   await app.register(openApi, { bearer: deps.token !== undefined })
   await app.register(healthRoutes, { readiness: deps.readiness })
-  // Error texts on the page and in the API may quote the SDK's own credentials (the AWS_* chain)
-  // and a URL's credentials as well as our secret variables: one list for both.
-  const secrets = secretValuesOf(config, process.env)
-  await app.register(landingRoute, { metricsPath: config.METRICS_PATH, status: deps.status, secrets })
-  await app.register(apiRoutes, { status: deps.status, secrets })
+  const { redactor } = deps
+  await app.register(landingRoute, { metricsPath: config.METRICS_PATH, status: deps.status, redactor })
+  await app.register(apiRoutes, { status: deps.status, redactor })
   await app.register(metricsRoute, {
     path: config.METRICS_PATH,
     assembler: deps.assembler,

@@ -15,6 +15,8 @@ import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import { seriesBudgetOf, UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
+import { secretRedactorOf } from './logging/redaction.js'
+import type { SecretRedactor } from './logging/secret-redactor.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { ExpositionNaming } from './metrics/exposition/writer.js'
 import { createScannerFromConfig } from './scanner/index.js'
@@ -30,6 +32,8 @@ export interface ExporterOptions {
   readonly logger: Logger
   /** The HTTP log target's counters, when LOG_TARGETS includes http (logger_http_* families). */
   readonly logDelivery?: LogDeliverySource
+  /** The logger's secret redactor, for the page and the API; built from config when absent. */
+  readonly redactor?: SecretRedactor
   /** Injected only to simulate hung or failing filesystems in tests. */
   readonly statfs?: StatfsFunction
   /** The scanner's clock (a scan's start, which ages are measured against); injected only in tests. */
@@ -176,10 +180,13 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     status,
     https: security.https,
     token: security.token,
+    redactor: options.redactor ?? secretRedactorOf(config, process.env),
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
-  await scanner.start()
+  // Not waited for: the state file loads while the server listens (on a hung mount it would
+  // never end); /readyz waits for the first snapshot, loaded or scanned. start() never rejects.
+  void scanner.start()
   return {
     app,
     readiness,

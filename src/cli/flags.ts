@@ -16,6 +16,8 @@ interface ConfigFlag {
   readonly description: string
   /** The variables it sets, from its value. */
   readonly variables: (value: string) => Readonly<Record<string, string>> | string
+  /** Only for commands that serve HTTP: `scan --once` lists no flag that would do nothing. */
+  readonly web?: true
 }
 
 const single = (name: string) => (value: string) => ({ [name]: value })
@@ -26,12 +28,14 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     attribute: 'web.listenAddress',
     description: 'address to listen on (HOST and PORT); `:9786` keeps HOST',
     variables: listenAddress,
+    web: true,
   },
   {
     flag: '--web.telemetry-path <path>',
     attribute: 'web.telemetryPath',
     description: 'path of the metrics (METRICS_PATH)',
     variables: single('METRICS_PATH'),
+    web: true,
   },
   {
     flag: '--source <name>',
@@ -52,6 +56,12 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     variables: single('DRIVES'),
   },
   {
+    flag: '--log.format <format>',
+    attribute: 'log.format',
+    description: 'console format: logfmt, json, pretty, quiet or auto (LOG_MODE)',
+    variables: single('LOG_MODE'),
+  },
+  {
     flag: '--log.level <level>',
     attribute: 'log.level',
     description: 'trace, debug, info, warn, error, fatal or silent (LOG_LEVEL)',
@@ -68,9 +78,10 @@ function listenAddress(value: string): Readonly<Record<string, string>> | string
   return host === '' ? { PORT: match[3] ?? '' } : { HOST: host, PORT: match[3] ?? '' }
 }
 
-/** Adds the configuration flags and `--env-file` to a subcommand. */
-export function withConfigFlags(command: Command): Command {
-  for (const { flag, description } of CONFIG_FLAGS) command.option(flag, description)
+/** Adds the configuration flags (the web ones only where `web`) and `--env-file` to a subcommand. */
+export function withConfigFlags(command: Command, { web = true }: { web?: boolean } = {}): Command {
+  for (const { flag, description, web: forWeb } of CONFIG_FLAGS)
+    if (web || !forWeb) command.option(flag, description)
   return command.option('--env-file <path>', 'dotenv file read when present (default .env)')
 }
 

@@ -12,7 +12,7 @@ import { serve } from './serve.js'
 export function buildProgram(): Command {
   const program = new Command('objstore-exporter')
     .description('Prometheus exporter for object storage capacity and bucket usage')
-    .version(VERSION, '--version', 'print the version and exit')
+    .version(VERSION, '-v, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
@@ -42,6 +42,7 @@ export function buildProgram(): Command {
       )
       .option('--bytes', 'table: sizes in bytes, not K/M/G')
       .option('--output <file>', 'write to FILE atomically (temporary file and rename) instead of stdout'),
+    { web: false },
   ).action((options: Record<string, unknown>) => scan(options))
   return program
 }

@@ -2,6 +2,7 @@ import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { SeriesCounter } from '../collectors/usage-budget.js'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
+import type { SecretRedactor } from '../logging/secret-redactor.js'
 import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { scanJson } from '../scanner/snapshot-json.js'
@@ -27,6 +28,17 @@ export function renderScan(
     default:
       return Buffer.from(bucketTable(snapshot, options.bytes))
   }
+}
+
+/**
+ * `output` with every secret blanked (`[redacted]` needs no escape in a JSON string or a label
+ * value). Untouched, not decoded and encoded again, when nothing in it matches.
+ */
+export function redactedOutput(output: Buffer, redactor: SecretRedactor): Buffer {
+  if (!redactor.active) return output
+  const text = output.toString()
+  const redacted = redactor.redact(text)
+  return redacted === text ? output : Buffer.from(redacted)
 }
 
 /**

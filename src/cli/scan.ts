@@ -7,7 +7,7 @@ import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { createScannerFromConfig } from '../scanner/index.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
-import { renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
+import { redactedOutput, renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
 
 /**
  * `objstore-exporter scan --once`: one scan round of the configured source, with the selection,
@@ -44,11 +44,16 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
   } finally {
     await scanner.close()
   }
-  const output = renderScan(snapshot, options.format as ScanFormat, {
-    naming: expositionNaming(config),
-    bytes: options.bytes === true,
-    groups: budget.groups,
-  })
+  // What the store named (a bucket, a storage class, a key prefix) is printed: blanked of secrets
+  // in every encoding, as the log lines beside it are.
+  const output = redactedOutput(
+    renderScan(snapshot, options.format as ScanFormat, {
+      naming: expositionNaming(config),
+      bytes: options.bytes === true,
+      groups: budget.groups,
+    }),
+    logging.redactor,
+  )
   if (typeof options.output === 'string') {
     try {
       await writeAtomically(options.output, output)
@@ -63,11 +68,21 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
       process.stdout.write(output, (error) => (error ? reject(error) : resolve())),
     )
   await logging.close(1000)
-  const failed = snapshot.buckets.filter((record) => !record.scanSuccess).length
-  if (!snapshot.sourceUp || failed > 0) {
-    process.stderr.write(
-      `objstore-exporter: scan: ${snapshot.sourceUp ? `${failed} bucket(s) could not be measured` : 'the source is down'}; see the log lines above\n`,
-    )
+  const problem = scanProblem(snapshot, scanner.sourceFailure)
+  if (problem) {
+    // The last line says why, blanked of secrets as the log lines are: under a cron job it may be
+    // the only line anyone reads.
+    process.stderr.write(logging.redactor.redact(`objstore-exporter: scan: ${problem}\n`))
     process.exitCode = 1
   }
+}
+
+/** Why the scan's result is not whole: the source's failure, or which buckets failed; undefined when whole. */
+function scanProblem(snapshot: UsageSnapshot, sourceFailure: string | undefined): string | undefined {
+  if (!snapshot.sourceUp) return `the source is down: ${sourceFailure ?? 'no reason given'}`
+  const failed = snapshot.buckets.filter((record) => !record.scanSuccess).map((record) => record.name)
+  if (failed.length === 0) return undefined
+  const named = failed.slice(0, 3).map((name) => JSON.stringify(name))
+  const more = failed.length > 3 ? ` and ${failed.length - 3} more` : ''
+  return `${failed.length} bucket(s) could not be measured (${named.join(', ')}${more}); each one's reason is in its warning above`
 }

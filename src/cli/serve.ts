@@ -26,6 +26,7 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
   try {
     exporter = await createExporter(config, {
       logger,
+      redactor: logging.redactor,
       ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
     })
   } catch (error) {

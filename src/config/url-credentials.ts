@@ -25,12 +25,33 @@ export function withoutCredentials(text: string): string {
   return hadUserInfo ? shown.replace('://', '://[redacted]@') : shown
 }
 
-/** The user info of a URL, decoded; empty strings when there is none or the URL does not parse. */
+/**
+ * The user info of a URL, decoded; empty strings when there is none or the URL does not parse. A
+ * `%` that starts no escape (`50%off`, which URL parsing accepts) is kept as written: thrown out
+ * by decodeURIComponent, it left the password unknown, so never scrubbed from any output.
+ */
 export function credentialsOf(text: string): { readonly username: string; readonly password: string } {
+  let url: URL
   try {
-    const url = new URL(text)
-    return { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    url = new URL(text)
   } catch {
     return { username: '', password: '' }
   }
+  return { username: decodedLeniently(url.username), password: decodedLeniently(url.password) }
+}
+
+/** The escapes of one UTF-8 character: one byte below 0x80, or a lead byte and its continuations. */
+const ESCAPED_CHARACTER =
+  /%[0-7][0-9A-Fa-f]|%[CDcd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}|%[Ff][0-7](?:%[89ABab][0-9A-Fa-f]){3}/g
+
+/** Each escaped character decoded; anything else (a lone `%`, a stray byte) kept as written. */
+function decodedLeniently(text: string): string {
+  return text.replace(ESCAPED_CHARACTER, (escaped) => {
+    try {
+      return decodeURIComponent(escaped)
+    } catch {
+      // An overlong form or a surrogate: not a character.
+      return escaped
+    }
+  })
 }

@@ -1,6 +1,7 @@
 import pino, { type Level, type Logger, type LoggerOptions } from 'pino'
 import { type LogLevel, lowestLevel } from './modes.js'
-import { createSecretScrubber, REDACT_PATHS, REDACTED, secretValuesOf } from './redaction.js'
+import { REDACT_PATHS, secretRedactorOf } from './redaction.js'
+import { REDACTED, type SecretRedactor } from './secret-redactor.js'
 import type { LoggingSettings } from './settings.js'
 import { LOG_TARGET_DEFINITIONS } from './targets/index.js'
 import type {
@@ -21,6 +22,8 @@ export interface LoggerBundle {
   readonly httpDelivery: { stats(): DeliveryStats } | undefined
   /** What the start-up line says about logging: the targets and each one's own fields. */
   readonly banner: Readonly<Record<string, unknown>>
+  /** The secrets' redactor every entry goes through: pages and printed results use it too. */
+  readonly redactor: SecretRedactor
   /**
    * Shutdown: delivers what asynchronous targets hold within `withinMs`, then releases them.
    * Entries logged afterwards still reach the console.
@@ -38,13 +41,13 @@ export interface CreateLoggerOptions extends TargetOptions {
 /** Builds the pino logger from the configuration, fanning out to every configured target. */
 export function createLogger(config: LoggerConfig, options: CreateLoggerOptions = {}): LoggerBundle {
   const level = config.LOG_LEVEL
-  const scrub = createSecretScrubber(secretValuesOf(config, options.environment ?? process.env))
+  const redactor = secretRedactorOf(config, options.environment ?? process.env)
   const baseOptions = (minimum: LogLevel): LoggerOptions => ({
     level: minimum,
     base: { pid: process.pid },
     // Never let a credential reach a target, whichever code path logs a request, client or error.
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
-    ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
+    ...(redactor.active ? { hooks: { streamWrite: redactor.redact } } : {}),
   })
 
   const targets: LogTarget[] = []
@@ -90,6 +93,7 @@ export function createLogger(config: LoggerConfig, options: CreateLoggerOptions 
     logger,
     targets,
     httpDelivery: http?.stats ? { stats: http.stats.bind(http) } : undefined,
+    redactor,
     banner: Object.assign(
       { logTargets: config.LOG_TARGETS },
       ...targets.map((target) => target.banner ?? {}),

@@ -1,7 +1,15 @@
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export const LOG_MODES = ['json', 'pretty', 'quiet'] as const
+export const LOG_MODES = ['auto', 'json', 'logfmt', 'pretty', 'quiet'] as const
 
 export type LogMode = (typeof LOG_MODES)[number]
+/** A console format once `auto` is decided. */
+export type ConsoleFormat = Exclude<LogMode, 'auto'>
+
+/** `auto`: people read a terminal (pretty), programs read everything else (json). */
+export function consoleFormat(mode: LogMode, output: { isTTY?: boolean }): ConsoleFormat {
+  if (mode !== 'auto') return mode
+  return output.isTTY ? 'pretty' : 'json'
+}
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 const ORDER: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']

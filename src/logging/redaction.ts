@@ -1,5 +1,6 @@
 import { CREDENTIAL_URL_VARIABLES, SECRET_VARIABLES } from '../config/schema.js'
 import { credentialsOf } from '../config/url-credentials.js'
+import { createSecretRedactor, type SecretRedactor } from './secret-redactor.js'
 
 /**
  * Fields pino censors wherever they appear in a logged object (first or second level, or as a
@@ -29,14 +30,6 @@ export const REDACT_PATHS: readonly string[] = [
   'credentials',
   '*.credentials',
 ]
-
-export const REDACTED = '[redacted]'
-
-/**
- * Secret values shorter than this are not scrubbed from text: replacing every "ab" in every line
- * would garble the logs; such a secret is protected by REDACT_PATHS alone.
- */
-export const MIN_SCRUBBED_LENGTH = 4
 
 /**
  * Credentials the AWS SDK reads from the environment by itself (its default chain, used when
@@ -80,25 +73,15 @@ export function secretValuesOf(
 }
 
 /**
- * A last line of defence behind REDACT_PATHS: every serialized entry, before it reaches any
- * target, has each configured secret value replaced (as written, and as JSON escapes it). It
- * catches a secret inside a message text, an error message or a stack, where no path reaches.
- * Undefined when there is nothing to scrub, so pino skips the hook.
+ * The redactor of every output, built once from `secretValuesOf`. In the logger it is a last line
+ * of defence behind REDACT_PATHS: every serialized entry, before it reaches any target, has each
+ * secret replaced in every form secret-forms.ts lists (as written, URL-encoded, JSON-escaped, hex,
+ * base64 and base64url). It catches a secret inside a message text, an error message or a stack,
+ * where no path reaches.
  */
-export function createSecretScrubber(secrets: readonly string[]): ((line: string) => string) | undefined {
-  const needles = new Set<string>()
-  for (const secret of secrets) {
-    if (secret.length < MIN_SCRUBBED_LENGTH) continue
-    needles.add(secret)
-    needles.add(JSON.stringify(secret).slice(1, -1))
-  }
-  // Longest first, so a secret containing another is replaced whole.
-  const ordered = [...needles].sort((a, b) => b.length - a.length)
-  if (ordered.length === 0) return undefined
-  return (line) => {
-    let scrubbed = line
-    for (const needle of ordered)
-      if (scrubbed.includes(needle)) scrubbed = scrubbed.replaceAll(needle, REDACTED)
-    return scrubbed
-  }
+export function secretRedactorOf(
+  config: Readonly<Record<string, unknown>>,
+  environment: Readonly<Record<string, string | undefined>> = {},
+): SecretRedactor {
+  return createSecretRedactor(secretValuesOf(config, environment))
 }

@@ -23,9 +23,9 @@ const sharedEnv = {
     description: 'Minimum level logged by every target.',
   }),
   LOG_MODE: StringEnum(LOG_MODES, {
-    default: 'json',
+    default: 'auto',
     description:
-      'Console format: `json` (one object a line), `pretty` (human-readable, coloured only on a TTY), `quiet` (warnings and errors only, no banner).',
+      'Console format (also `--log.format`): `json` (one object a line), `logfmt` (`key=value` pairs, as node_exporter logs), `pretty` (human-readable, coloured only on a TTY), `quiet` (json, warnings and errors only, no banner); `auto` is `pretty` when stdout is a terminal, `json` otherwise.',
   }),
   LOG_TARGETS: Type.String({
     default: 'console',

@@ -1,13 +1,14 @@
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import type { BucketFilter } from './bucket-filter.js'
+import { NoBucketsNotice } from './no-buckets.js'
+import { roundTotals } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
-import { eachInSlices, keptInSlices } from './slices.js'
 import { recordsByName, type UsageSnapshot } from './snapshot.js'
 import { listingPagesBetween, type SourceRequests } from './sources/request-counter.js'
 import type { UsageSource } from './sources/types.js'
-import { loadState, type RefusedRecord, removeStaleTemporaries, saveState } from './state-file.js'
+import { StateFileKeeper, type StateFileKeeperOptions } from './state-file-keeper.js'
 
 export interface UsageScannerOptions {
   readonly source: UsageSource
@@ -19,8 +20,8 @@ export interface UsageScannerOptions {
   readonly concurrency: number
   /** Upper bound for one bucket (SCAN_TIMEOUT_SECONDS). */
   readonly timeoutMs: number
-  /** STATE_FILE; undefined for none. */
-  readonly stateFile?: string
+  /** STATE_FILE, its time bound and the start's check of what it is; undefined for none. */
+  readonly stateFile?: Pick<StateFileKeeperOptions, 'path' | 'stallMs' | 'kindProblem'>
   readonly logger: Logger
   /** When a scan starts (ages are measured against it), ms since the epoch; Date.now by default. */
   readonly clock?: () => number
@@ -43,17 +44,16 @@ export class UsageScanner {
   readonly #controller = new AbortController()
   readonly #listeners = new Set<(snapshot: UsageSnapshot) => void>()
   readonly #bucketFailures: BucketFailures
+  readonly #noBuckets = new NoBucketsNotice()
   #snapshot: UsageSnapshot | undefined
   #running: Promise<UsageSnapshot> | undefined
   #timer: NodeJS.Timeout | undefined
   /** When the scheduled scan starts, ms since the epoch; undefined while one runs or once closed. */
   #sourceFailure: string | undefined
   #nextScanAtMs: number | undefined
-  #stateFailure: string | undefined
+  readonly #stateFile: StateFileKeeper | undefined
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
-  /** The records last refused, so the same refusal is not logged after every scan. */
-  #lastRefused = '[]'
   #closed = false
 
   constructor(options: UsageScannerOptions) {
@@ -62,6 +62,17 @@ export class UsageScanner {
     this.#bucketFailures = new BucketFailures(options.logger)
     // Every bucket measured at once listens to the scanner's signal.
     setMaxListeners(0, this.#controller.signal)
+    const { stateFile, source, filter, fixedBuckets } = options
+    // The selection may have changed since the file was written (SHARD, globs, BUCKETS).
+    const wanted = fixedBuckets ? new Set(fixedBuckets) : undefined
+    this.#stateFile = stateFile
+      ? new StateFileKeeper({
+          ...stateFile,
+          sourceId: source.id,
+          logger: options.logger,
+          selected: (name) => filter(name) && (!wanted || wanted.has(name)),
+        })
+      : undefined
   }
 
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
@@ -112,19 +123,26 @@ export class UsageScanner {
 
   /**
    * Loads the state file (if any) and schedules the first scan: at once, or when the loaded
-   * snapshot falls due, so a restart neither waits for figures nor rescans a fresh store.
+   * snapshot falls due, so a restart neither waits for figures nor rescans a fresh store. Never
+   * rejects: the server listens while it runs (a state file on a hung mount must not keep it from
+   * answering /healthz), and /readyz waits for the snapshot.
    */
   async start(): Promise<void> {
     let firstDelayMs = 0
-    const loaded = await this.#loadState()
-    if (loaded) {
-      this.#publish(loaded)
-      firstDelayMs = Math.min(
-        this.#options.intervalMs,
-        Math.max(0, loaded.completedAtMs + this.#options.intervalMs - Date.now()),
-      )
+    try {
+      const loaded = await this.#stateFile?.load()
+      if (this.#closed) return
+      // Buckets whose records were refused are measured at once, not when the file falls due.
+      if (loaded && loaded.refusedCount === 0)
+        firstDelayMs = Math.min(
+          this.#options.intervalMs,
+          Math.max(0, loaded.snapshot.completedAtMs + this.#options.intervalMs - Date.now()),
+        )
+      if (loaded) this.#publish(loaded.snapshot)
+    } catch (error) {
+      this.#logger.error({ err: error }, 'state file load ended unexpectedly')
     }
-    this.#schedule(firstDelayMs)
+    if (!this.#closed) this.#schedule(firstDelayMs)
   }
 
   /** Runs a scan now, or joins the one running; resolves with the snapshot it publishes. */
@@ -195,6 +213,8 @@ export class UsageScanner {
   async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
+    const noBuckets = this.#noBuckets.next(source.name, result, this.#snapshot)
+    if (noBuckets) this.#logger.warn({ source: source.name }, noBuckets)
     const snapshot: UsageSnapshot = {
       sourceName: source.name,
       sourceId: source.id,
@@ -206,14 +226,9 @@ export class UsageScanner {
       ...(users ? { users } : {}),
     }
     this.#publish(snapshot)
-    await this.#saveState(snapshot)
+    await this.#stateFile?.save(snapshot)
     // At info: the one line that says a scan happened and what it found (new buckets appear now).
-    let [objects, bytes, failed] = [0, 0, 0]
-    await eachInSlices(buckets, (record) => {
-      objects += record.usage?.objects ?? 0
-      bytes += record.usage?.bytes ?? 0
-      if (!record.scanSuccess) failed++
-    })
+    const { objects, bytes, failed } = await roundTotals(buckets)
     this.#logger.info(
       {
         buckets: buckets.length,
@@ -247,54 +262,5 @@ export class UsageScanner {
     const source = this.#options.source.name
     if (failure) this.#logger.warn({ source, error: failure }, 'usage source unreachable')
     else this.#logger.info({ source }, 'usage source reachable again')
-  }
-
-  async #loadState(): Promise<UsageSnapshot | undefined> {
-    const { stateFile, source, filter, fixedBuckets } = this.#options
-    if (!stateFile) return undefined
-    const stale = await removeStaleTemporaries(stateFile)
-    if (stale.files > 0)
-      this.#logger.info({ stateFile, ...stale }, 'removed temporary files that killed writes left')
-    const loaded = await loadState(stateFile, source.id)
-    if (loaded.status === 'ignored') {
-      this.#logger.warn({ stateFile, reason: loaded.reason }, 'state file ignored')
-      return undefined
-    }
-    if (loaded.status === 'absent') return undefined
-    // The selection may have changed since the file was written (SHARD, globs, BUCKETS).
-    const wanted = fixedBuckets ? new Set(fixedBuckets) : undefined
-    const keep = (name: string) => filter(name) && (!wanted || wanted.has(name))
-    const buckets = await keptInSlices(loaded.snapshot.buckets, (record) => keep(record.name))
-    this.#reportRefused(loaded.refused, 'state file records refused; those buckets wait for the next scan')
-    const usersRefused = loaded.usersRefused
-    if (usersRefused) this.#logger.warn({ stateFile, reason: usersRefused }, 'state file users refused')
-    this.#logger.info({ stateFile, buckets: buckets.length }, 'usage snapshot loaded from state file')
-    return { ...loaded.snapshot, buckets }
-  }
-
-  async #saveState(snapshot: UsageSnapshot): Promise<void> {
-    const { stateFile } = this.#options
-    if (!stateFile) return
-    let failure: string | undefined
-    try {
-      const { refused } = await saveState(stateFile, snapshot)
-      this.#reportRefused(refused, 'bucket records left out of the state file')
-    } catch (error) {
-      failure = (error as Error).message
-    }
-    if (failure === this.#stateFailure) return
-    this.#stateFailure = failure
-    if (failure) this.#logger.warn({ stateFile, error: failure }, 'cannot write state file')
-    else this.#logger.info({ stateFile }, 'state file written again')
-  }
-
-  /** One warning for the records a state file read or write refused (the first ten named). */
-  #reportRefused(refused: readonly RefusedRecord[], message: string): void {
-    const text = JSON.stringify(refused)
-    if (text === this.#lastRefused) return
-    this.#lastRefused = text
-    if (refused.length === 0) return
-    const { stateFile } = this.#options
-    this.#logger.warn({ stateFile, count: refused.length, records: refused.slice(0, 10) }, message)
   }
 }

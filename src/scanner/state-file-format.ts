@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { BucketUsageSchema } from './bucket-usage-schema.js'
 import { compileRecordCheck } from './record-check.js'
+import { usageInvariantProblem } from './record-invariants.js'
 import { type BucketRecord, byName, type UsageSnapshot } from './snapshot.js'
 import { type UserScan, type UserScanSchema, userScanProblem } from './user-usage.js'
 
@@ -103,22 +104,49 @@ export interface RefusedRecord {
   readonly reason: string
 }
 
+/**
+ * The records a read or a write left out: how many, and the first hundred by name with why (the
+ * one warning shows ten). Only those are kept: a file of a million broken lines must cost what its
+ * good records cost, not a reason string each (999,000 lines of `{}` peaked at 657 MB).
+ */
+export class RefusedRecords {
+  static readonly NAMED = 100
+  readonly named: RefusedRecord[] = []
+  count = 0
+
+  /** One more; `bucket` and `reason` are asked for only while fewer than NAMED are named. */
+  add(bucket: () => string, reason: () => string): void {
+    this.count++
+    if (this.named.length < RefusedRecords.NAMED) this.named.push({ bucket: bucket(), reason: reason() })
+  }
+}
+
 /** Why a snapshot's completion time cannot be trusted at `nowMs`, or undefined. */
 export function completedAtProblem(completedAtMs: number, nowMs: number): string | undefined {
   if (completedAtMs >= EARLIEST_MS && completedAtMs <= nowMs + CLOCK_SKEW_MS) return undefined
   return `completedAtMs ${completedAtMs} is not a time between ${new Date(EARLIEST_MS).toISOString()} and now`
 }
 
-/** Why a bucket record is not whole and in range (its name aside), or undefined. */
-export function recordProblem(record: unknown, nowMs: number): string | undefined {
+/** Whether a bucket record is whole, in range and possible (recordProblem says why not). */
+export function recordValid(record: unknown, nowMs: number): record is BucketRecord {
+  return recordProblem(record, nowMs, false) === undefined
+}
+
+/**
+ * Why a bucket record is not whole, in range and possible (its name aside), or undefined. Without
+ * `explain`, a schema failure is only said to be one: TypeBox's account of it costs far more than
+ * the check, and a file may hold a million broken lines.
+ */
+export function recordProblem(record: unknown, nowMs: number, explain = true): string | undefined {
   if (!bucketRecordValid(record)) {
+    if (!explain) return 'invalid'
     const first = bucketRecordCheck.Errors(record).First()
     return first ? `${first.path || '/'} = ${shown(first.value)}: ${first.message}` : 'unknown shape'
   }
   const seconds = record.lastSuccessSeconds
   if (seconds !== undefined && !(seconds >= EARLIEST_MS / 1000 && seconds <= (nowMs + CLOCK_SKEW_MS) / 1000))
     return `/lastSuccessSeconds = ${seconds}: not a time between 2000 and now`
-  return undefined
+  return record.usage === undefined ? undefined : usageInvariantProblem(record.usage)
 }
 
 /** How many records bear each name. */
@@ -139,23 +167,25 @@ export function nameCounts(records: readonly unknown[]): Map<unknown, number> {
 export function checkRecords(
   records: readonly unknown[],
   nowMs: number,
-): { kept: BucketRecord[]; refused: RefusedRecord[] } {
+): { kept: BucketRecord[]; refused: RefusedRecords } {
   const counts = nameCounts(records)
   const kept: BucketRecord[] = []
-  const refused: RefusedRecord[] = []
+  const refused = new RefusedRecords()
   records.forEach((record, index) => {
-    const problem = recordProblem(record, nowMs)
-    const name = (record as BucketRecord).name
-    if (problem !== undefined)
-      refused.push({
-        bucket: typeof name === 'string' ? name : `#${index + 1}`,
-        reason: `not a valid bucket record (${problem})`,
-      })
-    else if (counts.get(name) === 1) kept.push(record as BucketRecord)
+    const name = (record as BucketRecord | null)?.name
+    if (!recordValid(record, nowMs))
+      refused.add(
+        () => (typeof name === 'string' ? name : `#${index + 1}`),
+        () => `not a valid bucket record (${recordProblem(record, nowMs)})`,
+      )
+    else if (counts.get(name) === 1) kept.push(record)
   })
   for (const [name, count] of counts)
     if (count > 1 && typeof name === 'string')
-      refused.push({ bucket: name, reason: `${count} records for the same bucket` })
+      refused.add(
+        () => name,
+        () => `${count} records for the same bucket`,
+      )
   kept.sort(byName)
   return { kept, refused }
 }
@@ -170,7 +200,10 @@ export type StateLoad =
   | {
       readonly status: 'loaded'
       readonly snapshot: UsageSnapshot
+      /** The first records refused, by name, with why (RefusedRecords.NAMED at most). */
       readonly refused: readonly RefusedRecord[]
+      /** How many were refused. */
+      readonly refusedCount: number
       /** Why the per-user part was left out, when it was. */
       readonly usersRefused?: string
     }
@@ -186,7 +219,7 @@ type Outline = Static<typeof StateHeaderSchema>['snapshot']
 export function loadedSnapshot(
   outline: Outline,
   kept: readonly BucketRecord[],
-  refused: readonly RefusedRecord[],
+  refused: RefusedRecords,
   sourceId: string,
   nowMs: number,
 ): StateLoad {
@@ -201,7 +234,8 @@ export function loadedSnapshot(
       buckets: kept,
       ...(users !== undefined && usersRefused === undefined ? { users: users as UserScan } : {}),
     },
-    refused,
+    refused: refused.named,
+    refusedCount: refused.count,
     ...(usersRefused === undefined ? {} : { usersRefused }),
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { lstat, open, readdir, readlink, rename, rm } from 'node:fs/promises'
+import { lstat, open, readdir, readlink, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { Slices } from './slices.js'
 import type { UsageSnapshot } from './snapshot.js'
@@ -8,9 +8,11 @@ import {
   FORMAT,
   FORMAT_VERSION,
   nameCounts,
-  type RefusedRecord,
+  RefusedRecords,
   recordProblem,
+  recordValid,
 } from './state-file-format.js'
+import { notRegular } from './state-file-kind.js'
 import { userScanProblem } from './user-usage.js'
 
 /* The state file's writing: atomic (temporary file, fsync, rename), in slices, symlinks followed. */
@@ -103,11 +105,11 @@ async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
 export async function saveState(
   path: string,
   snapshot: UsageSnapshot,
-): Promise<{ readonly refused: readonly RefusedRecord[] }> {
+): Promise<{ readonly refused: RefusedRecords }> {
   const nowMs = Date.now()
   const timeProblem = completedAtProblem(snapshot.completedAtMs, nowMs)
   if (timeProblem) throw new Error(`not written: ${timeProblem}`)
-  const refused: RefusedRecord[] = []
+  const refused = new RefusedRecords()
   const target = await step(`cannot resolve ${path}`, () => stateFileTarget(path))
   const folder = dirname(target)
   const temporary = join(folder, `${temporaryPrefix(target)}${randomBytes(6).toString('hex')}.tmp`)
@@ -124,6 +126,9 @@ export async function saveState(
   }
   await handle.close()
   try {
+    // A device or a FIFO put there since the start is not replaced by a file (STATE_FILE=/dev/null).
+    const kind = await stat(target).then(notRegular, () => undefined)
+    if (kind !== undefined) throw new Error(`not written: ${target} is ${kind}, not a regular file`)
     await step(`cannot rename a temporary file over ${target}`, () => rename(temporary, target))
   } catch (error) {
     await rm(temporary, { force: true })
@@ -140,7 +145,7 @@ export async function saveState(
 async function* serialise(
   snapshot: UsageSnapshot,
   nowMs: number,
-  refused: RefusedRecord[],
+  refused: RefusedRecords,
 ): AsyncGenerator<string> {
   const { buckets, users, ...rest } = snapshot
   // A per-user part the loader would refuse is left out (the next scan measures it again).
@@ -151,10 +156,13 @@ async function* serialise(
   let written = 0
   const slices = new Slices()
   for (const record of buckets) {
-    const problem = recordProblem(record, nowMs)
-    if (problem !== undefined)
-      refused.push({ bucket: record.name, reason: `not a valid bucket record (${problem})` })
-    else if ((counts.get(record.name) ?? 0) > 1) twice.add(record.name)
+    const { name } = record
+    if (!recordValid(record, nowMs))
+      refused.add(
+        () => name,
+        () => `not a valid bucket record (${recordProblem(record, nowMs)})`,
+      )
+    else if ((counts.get(name) ?? 0) > 1) twice.add(name)
     else {
       text += `${JSON.stringify(record)}\n`
       written++
@@ -166,6 +174,9 @@ async function* serialise(
     }
   }
   for (const name of twice)
-    refused.push({ bucket: String(name), reason: `${counts.get(name)} records for the same bucket` })
+    refused.add(
+      () => String(name),
+      () => `${counts.get(name)} records for the same bucket`,
+    )
   yield `${text}${JSON.stringify({ end: true, records: written })}\n`
 }

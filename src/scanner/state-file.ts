@@ -1,3 +1,4 @@
+import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { Slices } from './slices.js'
 import { type BucketRecord, byName, inOrder } from './snapshot.js'
@@ -7,14 +8,16 @@ import {
   loadedSnapshot,
   nameCounts,
   outlineProblem,
-  type RefusedRecord,
+  RefusedRecords,
   recordProblem,
+  recordValid,
   STATE_FILE_LIMITS,
   type StateFileLimits,
   type StateLoad,
   stateEndCheck,
   stateHeaderCheck,
 } from './state-file-format.js'
+import { notRegular } from './state-file-kind.js'
 import { LEGACY_START, loadLegacyState } from './state-file-legacy.js'
 import { fileLineChunks, type Line, LineTooLong, lines } from './state-file-lines.js'
 import { storedRecord } from './stored-records.js'
@@ -37,31 +40,39 @@ class Ignored extends Error {}
 
 /**
  * Reads the state file written for `sourceId`. A file that is not one (or whose completion time is
- * out of range, or that passes `limits`) comes back as 'ignored' with a reason; bucket records that
- * are not whole and in range are left out, each with a reason.
+ * out of range, or that passes `limits`, or that is not a regular file) comes back as 'ignored'
+ * with a reason; bucket records that are not whole, in range and possible are left out, counted,
+ * the first named with a reason. `onProgress` is called at each step that answered (the open, each
+ * chunk read), so a caller can tell a slow load from a stalled one.
  */
 export async function loadState(
   path: string,
   sourceId: string,
   nowMs = Date.now(),
   limits: StateFileLimits = STATE_FILE_LIMITS,
+  onProgress: () => void = () => undefined,
 ): Promise<StateLoad> {
   let handle: FileHandle
   try {
-    handle = await open(path, 'r')
+    // Non-blocking: a FIFO put there since the start's check opens at once, and is refused below.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'absent' }
     return { status: 'ignored', reason: `cannot read it: ${(error as Error).message}` }
   }
   try {
-    const { size } = await handle.stat()
+    onProgress()
+    const stats = await handle.stat()
+    const kind = notRegular(stats)
+    if (kind !== undefined) return { status: 'ignored', reason: `it is ${kind}, not a regular file` }
+    const { size } = stats
     if (size > limits.fileBytes)
       return { status: 'ignored', reason: `larger than ${limits.fileBytes} bytes (${size})` }
     const start = Buffer.alloc(LEGACY_START.length)
     await handle.read(start, 0, start.length, 0)
     if (start.toString('latin1') === LEGACY_START)
       return loadLegacyState(await handle.readFile('utf8'), sourceId, nowMs)
-    return await readLines(handle, sourceId, nowMs, limits)
+    return await readLines(handle, sourceId, nowMs, limits, onProgress)
   } catch (error) {
     if (error instanceof Ignored || error instanceof LineTooLong)
       return { status: 'ignored', reason: error.message }
@@ -76,6 +87,7 @@ async function readLines(
   sourceId: string,
   nowMs: number,
   limits: StateFileLimits,
+  onProgress: () => void,
 ): Promise<StateLoad> {
   const chunks = fileLineChunks(handle, limits.lineBytes)
   try {
@@ -112,6 +124,7 @@ async function readLines(
           if (slices.due) await slices.next()
         }
       const next = await chunks.next()
+      onProgress()
       if (next.done) break
       bytes = next.value
     }
@@ -145,7 +158,7 @@ class RecordReader {
   readonly #nowMs: number
   readonly #maxRecords: number
   readonly #kept: BucketRecord[] = []
-  readonly #refused: RefusedRecord[] = []
+  readonly #refused = new RefusedRecords()
   count = 0
 
   constructor(nowMs: number, maxRecords: number) {
@@ -156,19 +169,20 @@ class RecordReader {
   /** `record`, parsed from the line `bytes[line.start, line.end)`. */
   add(record: unknown, lineNumber: number, bytes: Buffer, line: Line): void {
     if (++this.count > this.#maxRecords) throw new Ignored(`more than ${this.#maxRecords} bucket records`)
-    const problem = recordProblem(record, this.#nowMs)
-    const name = (record as { name?: unknown } | null)?.name
-    if (problem !== undefined) {
-      this.#refused.push({
-        bucket: typeof name === 'string' ? name : `line ${lineNumber}`,
-        reason: `not a valid bucket record (${problem})`,
-      })
+    if (!recordValid(record, this.#nowMs)) {
+      // Refused lines keep nothing (but the first few's names and reasons): only a count.
+      this.#refused.add(
+        () => {
+          const name = (record as { name?: unknown } | null)?.name
+          return typeof name === 'string' ? name : `line ${lineNumber}`
+        },
+        () => `not a valid bucket record (${recordProblem(record, this.#nowMs)})`,
+      )
       return
     }
-    const checked = record as BucketRecord
     // Records with figures keep them as their line's bytes (stored-records.ts); the parsed object dies young.
     this.#kept.push(
-      checked.usage === undefined ? checked : storedRecord(checked, bytes.subarray(line.start, line.end)),
+      record.usage === undefined ? record : storedRecord(record, bytes.subarray(line.start, line.end)),
     )
   }
 
@@ -177,7 +191,7 @@ class RecordReader {
    * name found twice is found side by side: only then are names counted (a Map of 100,000 names
    * built as records came cost the load 20-40 ms).
    */
-  finish(): { kept: BucketRecord[]; refused: RefusedRecord[] } {
+  finish(): { kept: BucketRecord[]; refused: RefusedRecords } {
     let kept = this.#kept
     if (!inOrder(kept, (record) => record.name)) kept.sort(byName)
     if (kept.some((record, index) => index > 0 && record.name === kept[index - 1]?.name)) {
@@ -185,7 +199,10 @@ class RecordReader {
       kept = kept.filter((record) => counts.get(record.name) === 1)
       for (const [name, count] of counts)
         if (count > 1)
-          this.#refused.push({ bucket: String(name), reason: `${count} records for the same bucket` })
+          this.#refused.add(
+            () => String(name),
+            () => `${count} records for the same bucket`,
+          )
     }
     return { kept, refused: this.#refused }
   }

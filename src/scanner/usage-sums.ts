@@ -7,7 +7,7 @@
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
-import type { BucketUsage, MultipartUsage, VersionUsage } from './bucket-usage.js'
+import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
@@ -121,6 +121,11 @@ export class FigureSums {
  */
 export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const summed = sumFigures([a, b])
+  // One bucket's figures, exact or not at all (bucket-usage.ts: MAX_FIGURE); every other byte
+  // figure is a part of one of these. `_other` sums buckets for the exposition, a double anyway.
+  checkedSum(summed.bytes, 'bytes')
+  checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
+  checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
   const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
   const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
   const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)

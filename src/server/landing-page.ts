@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
+import type { SecretRedactor } from '../logging/secret-redactor.js'
 import { measuredBytes } from '../scanner/stored-records.js'
-import { redactSecrets } from './redact-secrets.js'
 import type { ExporterStatus } from './status.js'
 
 /** How many buckets the page lists (the largest). */
@@ -11,8 +11,8 @@ export interface LandingPageInput {
   readonly nodeVersion: string
   readonly metricsPath: string
   readonly status: ExporterStatus
-  /** Secret values to blank out of any text shown (error messages may quote configuration). */
-  readonly secrets: readonly string[]
+  /** Blanks the secrets out of any text shown (error messages may quote them, in any encoding). */
+  readonly redactor: SecretRedactor
   readonly nowMs: number
 }
 
@@ -22,7 +22,7 @@ export interface LandingPageInput {
  */
 export function renderLandingPage(input: LandingPageInput): string {
   const { status } = input
-  const text = (value: string) => escapeHtml(redactSecrets(value, input.secrets))
+  const text = (value: string) => escapeHtml(input.redactor.redact(value))
   const waiting = status.waitingFor()
   return `<!doctype html>
 <html lang="en">

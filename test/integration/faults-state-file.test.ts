@@ -1,30 +1,18 @@
 import assert from 'node:assert/strict'
-import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
+import { chmod, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { loadState, saveState } from '../../src/scanner/state-file.js'
 import { deepFreeze } from '../support/deep-freeze.js'
 import { sampleValue } from '../support/exposition.js'
 import { waitForHttpOk } from '../support/http-ready.js'
-import { scratchFolder } from '../support/scratch.js'
 import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
-import { legacyStateText, readStateDocument, writeStateDocument } from '../support/state-file.js'
+import { legacyStateText, readStateDocument, storeFolder, writeStateDocument } from '../support/state-file.js'
 
 /**
  * The state file under a running exporter: a folder it cannot write, a symbolic link, what killed
  * writes leave behind, and files whose figures are out of range. Each run is the real process.
  */
-
-/** A folder with DATA_DIR (one bucket, `alpha`, of 1,234 bytes) inside, readable by anyone. */
-async function storeFolder(t: Parameters<typeof scratchFolder>[0], prefix: string) {
-  const root = await scratchFolder(t, prefix)
-  // mkdtemp makes it 0700; an exporter run as another user must get in.
-  await chmod(root, 0o755)
-  const data = join(root, 'data')
-  await mkdir(join(data, 'alpha'), { recursive: true })
-  await writeFile(join(data, 'alpha', 'one'), Buffer.alloc(1_234))
-  return { root, data }
-}
 
 const scanned = (exporter: ServingProcess, count = 1) =>
   exporter.waitForLogs(`${count} scan(s)`, (line) => line.msg === 'usage scan finished', count)
@@ -33,16 +21,14 @@ test('a STATE_FILE folder the exporter cannot write: one warning (not one a scan
   const { root, data } = await storeFolder(t, 'objstore-state-readonly-')
   const folder = join(root, 'state')
   await mkdir(folder)
-  // Root writes anywhere, so as root the exporter runs as nobody, for whom 0555 is read-only.
-  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
-  if (user) await chown(folder, user.uid, user.gid)
+  // Root writes anywhere, so the exporter runs without that power (unprivileged): 0555 is read-only to it.
   await chmod(folder, 0o555)
   const stateFile = join(folder, 'usage.json')
   const exporter = await startServingProcess(
     t,
     { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '1', LOG_LEVEL: 'debug' },
     root,
-    { user },
+    { unprivileged: true },
   )
   await scanned(exporter, 4)
   const warnings = exporter.logs().filter((line) => line.msg === 'cannot write state file')
@@ -182,45 +168,51 @@ test('a state file cut short: one warning, a scan at once, the file written whol
   await assertCleanExit(upgraded)
 })
 
-test('a state file with figures out of range or a bucket twice: those records refused and named, the rest served', async (t) => {
+test('a state file with figures out of range, impossible figures or a bucket twice: those refused and named, a scan at once', async (t) => {
   const { root, data } = await storeFolder(t, 'objstore-state-records-')
   const stateFile = join(root, 'usage.json')
-  await craftedStateFile(stateFile, data, ['alpha', 'beta', 'delta', 'gamma'], ({ snapshot }) => {
-    const [, beta, delta, gamma] = snapshot.buckets as [
-      Record<string, unknown>,
-      ...Array<Record<string, unknown>>,
-    ]
-    snapshot.buckets.push({ ...beta, usage: { bytes: 5, objects: 1 } })
-    if (delta) delta.lastSuccessSeconds = Date.UTC(9999, 0, 1) / 1000
-    if (gamma) gamma.usage = { bytes: 1e300, objects: 1 }
+  const names = ['alpha', 'beta', 'delta', 'epsilon', 'eta', 'gamma', 'zeta']
+  await craftedStateFile(stateFile, data, names, ({ snapshot }) => {
+    const byName = new Map(snapshot.buckets.map((record) => [record.name, record]))
+    snapshot.buckets.push({ ...byName.get('beta'), usage: { bytes: 5, objects: 1 } })
+    Object.assign(byName.get('delta') ?? {}, { lastSuccessSeconds: Date.UTC(9999, 0, 1) / 1000 })
+    Object.assign(byName.get('gamma') ?? {}, { usage: { bytes: 1e300, objects: 1 } })
+    // Within every bound, but no fold gives them.
+    Object.assign(byName.get('epsilon') ?? {}, { usage: { bytes: 1e15, objects: 0 } })
+    Object.assign(byName.get('zeta') ?? {}, { usage: { bytes: 41, objects: 1, largestObjectBytes: 1e12 } })
+    Object.assign(byName.get('eta') ?? {}, {
+      usage: { bytes: 41, objects: 2, newestModifiedSeconds: 1.6e9, oldestModifiedSeconds: 1.7e9 },
+    })
   })
   const exporter = await startServingProcess(
     t,
     { DATA_DIR: data, STATE_FILE: stateFile, SCAN_INTERVAL_SECONDS: '3600' },
     root,
   )
-  await exporter.waitForLogs(
-    'the snapshot loaded',
-    (line) => line.msg === 'usage snapshot loaded from state file',
+  const [refused] = await exporter.waitForLogs('the refusal', (line) =>
+    String(line.msg).startsWith('state file records refused'),
   )
-  const scrape = await exporter.scrape()
-  const served = scrape.samples
-    .filter((sample) => sample.name === 'objstore_bucket_usage_total_bytes')
-    .map((sample) => [sample.labels.bucket, sample.value])
-  assert.deepEqual(served, [['alpha', 1_000]], 'only the sound record is served, once')
-  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_total_bytes'), 1_000)
-  const refused = exporter.logs().filter((line) => String(line.msg).startsWith('state file records refused'))
-  assert.equal(refused.length, 1)
+  assert.equal(refused?.count, 6)
   const reasons = Object.fromEntries(
-    ((refused[0]?.records ?? []) as Array<{ bucket: string; reason: string }>).map((r) => [
-      r.bucket,
-      r.reason,
-    ]),
+    ((refused?.records ?? []) as Array<{ bucket: string; reason: string }>).map((r) => [r.bucket, r.reason]),
   )
-  assert.deepEqual(Object.keys(reasons).sort(), ['beta', 'delta', 'gamma'])
+  assert.deepEqual(Object.keys(reasons).sort(), ['beta', 'delta', 'epsilon', 'eta', 'gamma', 'zeta'])
   assert.equal(reasons.beta, '2 records for the same bucket')
   assert.match(String(reasons.delta), new RegExp(`/lastSuccessSeconds = ${Date.UTC(9999, 0, 1) / 1000}: `))
   assert.match(String(reasons.gamma), /\/usage\/bytes = 1e\+300: /)
+  assert.match(String(reasons.epsilon), /0 objects cannot hold 1000000000000000 bytes/)
+  assert.match(
+    String(reasons.zeta),
+    /the largest object \(1000000000000 bytes\) is larger than the bucket \(41\)/,
+  )
+  assert.match(
+    String(reasons.eta),
+    /the newest object \(1600000000\) is older than the oldest \(1700000000\)/,
+  )
+  // Those buckets are measured now, not when the file falls due an hour later.
+  await scanned(exporter)
+  const scrape = await exporter.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'alpha' }), 1_234)
   assert.equal((await fetch(`${exporter.baseUrl}/`)).status, 200)
   await assertCleanExit(exporter)
 })

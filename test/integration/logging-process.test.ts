@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it, type TestContext } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { parseExposition, sampleValue } from '../support/exposition.js'
 import { waitForHttpOk } from '../support/http-ready.js'
 import { LogReceiver, parseNdjson } from '../support/log-receiver.js'
-import { type ExporterProcess, freePort, startExporterProcess } from '../support/process.js'
+import { type ExporterProcess, freePort, runCommand, startExporterProcess } from '../support/process.js'
 
 const TOKEN = 'process-token-marker-c0ffee'
 /** The escape character every ANSI colour sequence starts with. */
@@ -97,6 +99,49 @@ describe('console modes on the real process output', () => {
     assert.match(stdout, /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: drive offline$/m)
     assert.match(stdout, /^ {4}drive: ".*missing-drive"$/m)
     assert.throws(() => JSON.parse(stdout.split('\n')[0] ?? ''), SyntaxError)
+  })
+})
+
+describe('the console format by flag and by terminal', () => {
+  it('--log.format logfmt: key=value lines, time, level and msg first', BOUND, async () => {
+    const run = await runCommand(
+      ['scan', '--once', '--log.format', 'logfmt', '--log.level', 'debug'],
+      { DATA_DIR: cwd },
+      cwd,
+    )
+    assert.equal(run.code, 0, run.stderr)
+    // scan --once prints its result on stdout and logs on stderr.
+    const logLines = run.stderr.split('\n').filter((line) => line !== '')
+    assert.ok(logLines.length >= 2, run.stderr)
+    for (const line of logLines)
+      assert.match(
+        line,
+        /^time=\S+Z level=(debug|info) msg=("[^"]*"|\S+)( [\w.]+=("(\\.|[^"\\])*"|\S+))*$/,
+        line,
+      )
+    assert.ok(logLines.some((line) => / msg="usage scan finished" .* sourceUp=true/.test(line)))
+  })
+
+  it('by default: pretty on a terminal (a pseudo-terminal here), JSON on a pipe', BOUND, async () => {
+    const piped = await runCommand(['scan', '--once'], { DATA_DIR: cwd }, cwd)
+    assert.equal(piped.code, 0, piped.stderr)
+    const finished = piped.stderr.split('\n').find((line) => line.includes('usage scan finished'))
+    assert.equal((JSON.parse(finished ?? '') as { level: number }).level, 30)
+    // script(1) runs the command with a pseudo-terminal as its stdout, as an operator's shell does.
+    const entry = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
+    const command = [process.execPath, '--import', import.meta.resolve('tsx'), entry, 'scan', '--once']
+      .map((word) => `'${word}'`)
+      .join(' ')
+    const terminal = spawnSync('script', ['-qfec', command, '/dev/null'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DATA_DIR: cwd },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    assert.equal(terminal.status, 0, `${terminal.stdout}${terminal.stderr}`)
+    const plain = terminal.stdout.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')
+    assert.match(plain, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: usage scan finished\r?$/m)
+    assert.ok(terminal.stdout.includes(ESC), 'coloured on a terminal')
   })
 })
 

@@ -7,11 +7,13 @@ import { test } from 'node:test'
 import { parse } from 'yaml'
 import { anchorsOf } from '../../scripts/markdown-links.js'
 import { RULE_PARAMETERS } from '../../scripts/rules/parameters.js'
+import { catalogue } from '../../src/collectors/catalogue.js'
 import { promtool, promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 
 const needsPromtool = { skip: promtoolSkipReason() }
 
 const CONFIG = 'config/prometheus.yml'
+const exporterLabels = new Set<string>(Object.values(catalogue).flatMap((family) => [...family.labels]))
 const RULES = 'config/alerts.yml'
 const RULE_TESTS = 'config/alerts.test.yml'
 
@@ -72,6 +74,14 @@ test(
         await writeFile(file, config)
         const parsed = parse(config) as { scrape_configs: unknown[] }
         assert.ok(parsed.scrape_configs.length > 0, `variant "${title}" parsed to no job`)
+        // A target label the exporter also sets would be renamed exported_<label> on its series
+        // (honor_labels false), and alerts naming the exporter's label would name the wrong thing.
+        for (const [, label] of config.matchAll(/target_label: (\w+)/g)) {
+          assert.ok(
+            !exporterLabels.has(label ?? ''),
+            `variant "${title}" sets ${label}, a label of the exporter's own`,
+          )
+        }
         const result = await promtool(['check', 'config', file])
         assert.equal(result.code, 0, `variant "${title}":\n${jobs.join('\n')}\n${result.output}`)
       }

@@ -11,9 +11,9 @@ import {
   rgwS3Client,
   rgwSourceEnv,
   ScenarioWriter,
-  sum,
   writeStandardScenario,
 } from '../support/rgw-scenario.js'
+import { itMeasuresTheStandardScenario } from '../support/scenario-checks.js'
 
 /**
  * The whole exporter against a real Ceph RGW: BUCKETS_SOURCE=s3 with SCAN_VERSIONS=true lists
@@ -60,122 +60,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
     assert.equal(findSamples(scrape, `objstore_${name}`, { bucket }).length, 0, `${name}{bucket="${bucket}"}`)
 
   describe('BUCKETS_SOURCE=s3, SCAN_VERSIONS=true', () => {
-    it('reports every bucket, the source up and every scan successful', () => {
-      assert.equal(value(s3Scrape, 'source_up', { source: 's3' }), 1)
-      assert.equal(value(s3Scrape, 'cluster_bucket_total'), writer.buckets.size)
-      for (const name of writer.buckets.keys()) {
-        assert.equal(value(s3Scrape, 'bucket_scan_success', { bucket: name }), 1, name)
-      }
-    })
-
-    it('measures current objects and bytes of every bucket, and the cluster totals', () => {
-      for (const [name, bucket] of writer.buckets) {
-        assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', { bucket: name }), bucket.currentBytes, name)
-        assert.equal(
-          value(s3Scrape, 'bucket_usage_object_total', { bucket: name }),
-          bucket.currentObjects,
-          name,
-        )
-      }
-      const buckets = [...writer.buckets.values()]
-      assert.equal(value(s3Scrape, 'cluster_usage_total_bytes'), sum(buckets.map((b) => b.currentBytes)))
-      assert.equal(value(s3Scrape, 'cluster_usage_object_total'), sum(buckets.map((b) => b.currentObjects)))
-      assert.equal(value(s3Scrape, 'cluster_usage_version_total'), sum(buckets.map((b) => b.versionCount)))
-      assert.equal(
-        value(s3Scrape, 'cluster_usage_deletemarker_total'),
-        sum(buckets.map((b) => b.deleteMarkers)),
-      )
-    })
-
-    it('counts versions, delete markers and noncurrent bytes of the versioned bucket', () => {
-      const versioned = model('versioned')
-      const labels = { bucket: 'versioned' }
-      assert.equal(value(s3Scrape, 'bucket_usage_version_total', labels), versioned.versionCount)
-      assert.equal(value(s3Scrape, 'bucket_usage_deletemarker_total', labels), versioned.deleteMarkers)
-      assert.equal(value(s3Scrape, 'bucket_noncurrent_bytes', labels), versioned.noncurrentBytes)
-      assert.deepEqual(
-        [versioned.versionCount, versioned.deleteMarkers, versioned.noncurrentBytes],
-        [9, 2, 1000 + 2000 + 4000 + 50],
-      )
-      // Entries per key: report.csv 3, gone.bin 2 (version + marker), back.txt 3, single.txt 1.
-      const perKey = [...versioned.versionsByKey.values()].map((versions) => versions.length)
-      const range = (name: string) =>
-        value(s3Scrape, 'bucket_objects_version_distribution', { ...labels, range: name })
-      assert.equal(range('SINGLE_VERSION'), perKey.filter((n) => n === 1).length)
-      assert.equal(range('BETWEEN_2_AND_10'), perKey.filter((n) => n >= 2 && n < 10).length)
-      assert.equal(range('UNVERSIONED'), 0)
-    })
-
-    it('sees the unversioned bucket beside it: one null version per key, no noncurrent bytes', () => {
-      const plain = model('plain')
-      const labels = { bucket: 'plain' }
-      assert.equal(value(s3Scrape, 'bucket_usage_version_total', labels), plain.currentObjects)
-      assert.equal(value(s3Scrape, 'bucket_usage_deletemarker_total', labels), 0)
-      assert.equal(value(s3Scrape, 'bucket_noncurrent_bytes', labels), 0)
-      assert.equal(
-        value(s3Scrape, 'bucket_objects_version_distribution', { ...labels, range: 'UNVERSIONED' }),
-        plain.currentObjects,
-      )
-    })
-
-    it("sorts the plain bucket's objects into MinIO's size ranges and the histogram", () => {
-      const labels = { bucket: 'plain' }
-      const range = (name: string) =>
-        value(s3Scrape, 'bucket_objects_size_distribution', { ...labels, range: name })
-      // Sizes written: 0, 200, 1023 | 1024, 5000 | 64 KiB+1 | 256 KiB+1 | 512 KiB+1 | 1 MiB, 1 MiB+1 | 10 MiB+1.
-      assert.equal(range('LESS_THAN_1024_B'), 3)
-      assert.equal(range('BETWEEN_1024_B_AND_64_KB'), 2)
-      assert.equal(range('BETWEEN_64_KB_AND_256_KB'), 1)
-      assert.equal(range('BETWEEN_256_KB_AND_512_KB'), 1)
-      assert.equal(range('BETWEEN_512_KB_AND_1_MB'), 1)
-      assert.equal(range('BETWEEN_1024B_AND_1_MB'), 5)
-      assert.equal(range('BETWEEN_1_MB_AND_10_MB'), 2)
-      assert.equal(range('BETWEEN_10_MB_AND_64_MB'), 1)
-      assert.equal(range('GREATER_THAN_512_MB'), 0)
-      const sizes = model('plain').currentSizes
-      const buckets = findSamples(s3Scrape, 'objstore_bucket_object_size_bytes_bucket', labels)
-      assert.ok(buckets.length > 2)
-      for (const sample of buckets) {
-        const le = sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le)
-        assert.equal(sample.value, sizes.filter((size) => size <= le).length, `le=${sample.labels.le}`)
-      }
-      assert.equal(value(s3Scrape, 'bucket_object_size_bytes_sum', labels), sum(sizes))
-      assert.equal(value(s3Scrape, 'bucket_object_size_bytes_count', labels), sizes.length)
-    })
-
-    it('reports newest and oldest object times within the writing window', () => {
-      for (const name of ['plain', 'versioned', 'multipart', 'many-keys']) {
-        const newest = value(s3Scrape, 'bucket_newest_object_timestamp_seconds', { bucket: name })
-        const oldest = value(s3Scrape, 'bucket_oldest_object_timestamp_seconds', { bucket: name })
-        assert.ok(writtenFrom <= oldest && oldest <= newest && newest <= writtenTo, name)
-      }
-      absent(s3Scrape, 'bucket_newest_object_timestamp_seconds', 'empty')
-    })
-
-    it('counts incomplete multipart uploads and their oldest start; a completed upload is an object', () => {
-      const multipart = model('multipart')
-      const labels = { bucket: 'multipart' }
-      assert.equal(value(s3Scrape, 'bucket_multipart_uploads_incomplete', labels), 2)
-      const oldest = value(s3Scrape, 'bucket_multipart_oldest_initiated_timestamp_seconds', labels)
-      assert.ok(writtenFrom <= oldest && oldest <= writtenTo)
-      assert.equal(multipart.currentBytes, 5 * MiB + 123 + 11)
-      assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', labels), multipart.currentBytes)
-      assert.equal(value(s3Scrape, 'bucket_multipart_uploads_incomplete', { bucket: 'plain' }), 0)
-    })
-
-    it('lists past 1,000 keys with spaces, unicode and characters that need URL encoding', () => {
-      const manyKeys = model('many-keys')
-      assert.equal(value(s3Scrape, 'bucket_usage_object_total', { bucket: 'many-keys' }), 1234)
-      assert.equal(
-        value(s3Scrape, 'bucket_usage_total_bytes', { bucket: 'many-keys' }),
-        manyKeys.currentBytes,
-      )
-    })
-
-    it('reports the empty bucket as zeros', () => {
-      assert.equal(value(s3Scrape, 'bucket_usage_total_bytes', { bucket: 'empty' }), 0)
-      assert.equal(value(s3Scrape, 'bucket_usage_object_total', { bucket: 'empty' }), 0)
-    })
+    itMeasuresTheStandardScenario(() => ({ writer, scrape: s3Scrape, writtenFrom, writtenTo }))
   })
 
   describe('BUCKETS_SOURCE=rgw (admin API counters)', () => {

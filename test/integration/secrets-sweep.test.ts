@@ -4,11 +4,12 @@ import { join } from 'node:path'
 import { after, before, type TestContext, test } from 'node:test'
 import { loadState } from '../../src/scanner/state-file.js'
 import { LogReceiver } from '../support/log-receiver.js'
-import { runUntilExit } from '../support/process.js'
+import { runCommand, runUntilExit } from '../support/process.js'
 import { startS3Gate } from '../support/s3-gate.js'
-import { expiredTokenXml, signatureMismatchXml } from '../support/s3-requests.js'
+import { escapeXml, expiredTokenXml, type S3Request, signatureMismatchXml } from '../support/s3-requests.js'
 import { type StoredBucket, startXmlStore, type XmlStore } from '../support/s3-xml-store.js'
 import { scratchFolder } from '../support/scratch.js'
+import { echoOfForms, findLeaks } from '../support/secret-encodings.js'
 import { assertCleanExit, type ServingProcess, startServingProcess } from '../support/serving-process.js'
 
 /**
@@ -17,7 +18,10 @@ import { assertCleanExit, type ServingProcess, startServingProcess } from '../su
  * errors whose S3 documents echo credentials back, log deliveries refused, 401s, probes, the
  * landing page, errors, bad configuration) and everything it let out is searched for the markers:
  * stdout, stderr, every HTTP status line, header and body, every byte the log receiver got (but
- * the Authorization header it is meant to get), and the state file.
+ * the Authorization header it is meant to get), and the state file. The store's error documents
+ * also quote the credential it was sent in every common encoding (URL, base64 and base64url at each
+ * alignment, hex, JSON escapes: test/support/secret-encodings.ts), and every output is searched for
+ * each marker in each of those forms.
  */
 
 const MARKERS = {
@@ -25,7 +29,9 @@ const MARKERS = {
   s3SecretKey: 'secret-marker-7b-s3-Wq9xZ',
   awsAccessKeyId: 'ASIAMARKER7B0SESSION',
   awsSecretKey: 'secret-marker-7b-aws-Lm3kP',
-  awsSessionToken: 'session-marker-7b-FwoGZXIvYXdz',
+  // Real session tokens are base64: `/`, `+` and `=` encode differently in URLs and JSON; a space
+  // and a quote too, so that every escape (`+` and `%20`, `\"`) has something to change.
+  awsSessionToken: 'session-marker/7b+Fwo GZ"XIvYXdz==',
   metricsToken: 'metrics-marker-7b-c4f1e9',
   metricsTokenFile: 'metrics-file-marker-7b-a88d2b',
   logToken: 'log-marker-7b-90be11',
@@ -33,11 +39,22 @@ const MARKERS = {
   s3UrlPassword: 's3-url-marker-7b-1f0c',
 } as const
 
-/** Each marker as written, and as it would look base64-encoded (a Basic header, a dump). */
+/** `marker:form` for each marker found in `text` in some encoded form (or as written). */
 function findMarkers(text: string): string[] {
-  return Object.entries(MARKERS)
-    .filter(([, marker]) => text.includes(marker) || text.includes(Buffer.from(marker).toString('base64')))
-    .map(([name]) => name)
+  return findLeaks(text, MARKERS)
+}
+
+/** The credential a request was signed with that a store can echo: the session token, or the key id. */
+function echoedCredential(request: S3Request): string {
+  const token = request.headers['x-amz-security-token']
+  return typeof token === 'string'
+    ? token
+    : (/Credential=([^/]+)\//.exec(String(request.headers.authorization))?.[1] ?? '')
+}
+
+/** `xml` (an S3 error document) with its message quoting the request's credential in every encoding. */
+function echoingEncodings(xml: string, request: S3Request): string {
+  return xml.replace('</Message>', ` ${escapeXml(echoOfForms(echoedCredential(request)))}</Message>`)
 }
 
 const bucket = (name: string, size: number): StoredBucket => ({
@@ -158,10 +175,12 @@ async function sweep(t: TestContext, run: SweepRun): Promise<void> {
   // Listings refused as S3 refuses them, with documents echoing the credentials back.
   gate.policy = (request) =>
     request.operation === 'ListObjectsV2'
-      ? { rewrite: () => ({ status: 403, body: signatureMismatchXml(request) }) }
+      ? { rewrite: () => ({ status: 403, body: echoingEncodings(signatureMismatchXml(request), request) }) }
       : 'forward'
   await scanned('a scan with both listings refused', (line) => line.failed === 2 && line.sourceUp === false)
-  gate.policy = (request) => ({ rewrite: () => ({ status: 400, body: expiredTokenXml(request) }) })
+  gate.policy = (request) => ({
+    rewrite: () => ({ status: 400, body: echoingEncodings(expiredTokenXml(request), request) }),
+  })
   await exporter.waitForLogs(
     'the source down on the expired token',
     (line) => line.msg === 'usage source unreachable' && /ExpiredToken/.test(String(line.error)),
@@ -171,7 +190,13 @@ async function sweep(t: TestContext, run: SweepRun): Promise<void> {
     headers: { authorization: `Bearer ${run.token}` },
   })
   assert.match(down.text, /"sourceError":"[^"]*ExpiredToken/)
+  assert.match(down.text, /base64url-offset2=/, 'the echo of the encodings reached the status')
   out.push(down.text)
+  const landing = await exchange(`${exporter.baseUrl}/`, {
+    headers: { authorization: `Bearer ${run.token}` },
+  })
+  assert.match(landing.text, /base64url-offset2=/, 'the echo of the encodings reached the page')
+  out.push(landing.text)
   gate.policy = () => 'forward'
   const before = exporter.logs().filter((line) => line.msg === 'usage scan finished').length
   await exporter.waitForLogs(
@@ -229,9 +254,11 @@ async function sweep(t: TestContext, run: SweepRun): Promise<void> {
       .join('\n'),
     stateFile: state,
   }
-  for (const [where, text] of Object.entries(captured)) {
-    assert.deepEqual(findMarkers(text), [], `no secret in ${where}`)
-  }
+  // Each output against each marker in each form, all reported at once.
+  const leaks = Object.entries(captured).flatMap(([where, text]) =>
+    findMarkers(text).map((found) => `${where}: ${found}`),
+  )
+  assert.deepEqual(leaks, [], 'no secret in any output, in any form')
 }
 
 test('trace level, S3 key pair, metrics token variable, log bearer token: no secret leaves the process', async (t) => {
@@ -319,4 +346,58 @@ test('bad configuration with the secrets among the bad variables: refused, and n
   const tokenFile = join(cwd, 'two-words')
   await writeFile(tokenFile, `${MARKERS.metricsTokenFile} ${MARKERS.metricsToken}\n`)
   await refused(cwd, { METRICS_AUTH_TOKEN_FILE: tokenFile }, ['METRICS_AUTH_TOKEN_FILE'])
+})
+
+test('scan --once against a store echoing the session token in every encoding: no form in any format', async (t) => {
+  const cwd = await scratchFolder(t, 'objstore-secrets-scan-')
+  const gate = await startS3Gate(Number(new URL(store.endpoint).port))
+  t.after(() => gate.close())
+  const token = MARKERS.awsSessionToken
+  // A bucket named after the token's hex form (a valid bucket name), so the printed result itself
+  // carries a form; every listing refused with the token echoed in every encoding.
+  const hexBucket = Buffer.from(token).toString('hex')
+  gate.policy = (request) => {
+    if (request.operation === 'ListBuckets')
+      return {
+        rewrite: (body, status) => ({
+          status,
+          body: body.replace(
+            '<Buckets>',
+            `<Buckets><Bucket><Name>${hexBucket}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>`,
+          ),
+        }),
+      }
+    if (request.operation === 'ListObjectsV2')
+      return {
+        rewrite: () => ({ status: 403, body: echoingEncodings(signatureMismatchXml(request), request) }),
+      }
+    return 'forward'
+  }
+  const env = {
+    BUCKETS_SOURCE: 's3',
+    S3_ENDPOINT: gate.endpoint,
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: MARKERS.awsAccessKeyId,
+    AWS_SECRET_ACCESS_KEY: MARKERS.awsSecretKey,
+    AWS_SESSION_TOKEN: token,
+    LOG_LEVEL: 'debug',
+    DATA_DIR: cwd,
+  }
+  const leaks: string[] = []
+  for (const format of ['table', 'json', 'prometheus']) {
+    const run = await runCommand(['scan', '--once', '--format', format], env, cwd)
+    assert.equal(run.code, 1, `${format}: the buckets failed: ${run.stderr}`)
+    assert.match(run.stderr, /base64url-offset2=/, `${format}: the echo reached the log lines`)
+    assert.match(run.stdout, /ledger/, `${format}: the result was printed`)
+    for (const [where, text] of [
+      ['result', run.stdout],
+      ['log lines', run.stderr],
+    ] as const)
+      leaks.push(...findMarkers(text).map((found) => `${format} ${where}: ${found}`))
+  }
+  assert.deepEqual(leaks, [], 'no secret in any format, in any form')
+  assert.ok(
+    gate.seen.some((request) => request.headers['x-amz-security-token'] === token),
+    'the session token was in use',
+  )
 })

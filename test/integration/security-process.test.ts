@@ -31,7 +31,6 @@ after(() => rm(cwd, { recursive: true, force: true }))
 async function refusedAtStart(env: Record<string, string>, expected: RegExp[]): Promise<string> {
   const run = await runUntilExit(env, cwd)
   assert.equal(run.code, 2, run.stderr)
-  // Node process warnings (the AWS SDK's NodeVersionSupportWarning on Node 20) are not ours.
   assert.equal(unexpectedStderr(run.stderr).split('\n').length, expected.length, run.stderr)
   const lines = run.problems.map((problem) => `${prefix}${problem}`)
   assert.equal(lines.length, expected.length, run.stderr)

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { withoutPermissionOverride } from './unprivileged.js'
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const TSX = import.meta.resolve('tsx')
@@ -20,32 +21,15 @@ export interface ExporterProcess {
 
 export interface ProcessOptions {
   readonly nodeArgs?: readonly string[]
-  /** Run as this user and group (needs root): where a test needs what a non-root exporter meets. */
-  readonly user?: { readonly uid: number; readonly gid: number }
+  /**
+   * File permissions apply to the process even when the tests run as root (see unprivileged.ts):
+   * where a test needs what a non-root exporter meets, a folder it cannot write.
+   */
+  readonly unprivileged?: boolean
   /** Command-line arguments (`check-config`, `scan --once`...); none runs serve, as npm start does. */
   readonly args?: readonly string[]
   /** A built entry (`dist/main.js` of `npm run build`) run by node itself, instead of src/main.ts through tsx. */
   readonly entry?: string
-}
-
-/**
- * Throws a clear error when `user` cannot read the checkout (src/main.ts and tsx): a clone under
- * a 0700 folder (mktemp -d) is not traversable by `nobody`, and the exporter would die at once
- * with an import error that reads like a bug in the test.
- */
-function assertReadableBy(user: { readonly uid: number; readonly gid: number }): void {
-  const files = [MAIN, fileURLToPath(TSX)]
-  const probe = spawnSync(
-    process.execPath,
-    ['-e', 'for (const file of process.argv.slice(1)) require("node:fs").accessSync(file)', ...files],
-    { ...user, encoding: 'utf8', timeout: 10_000 },
-  )
-  if (probe.status !== 0) {
-    throw new Error(
-      `uid ${user.uid} cannot read the checkout (${files.join(', ')}): a folder above it is not ` +
-        `traversable by others; chmod 755 it. ${probe.stderr.split('\n').find((line) => line.includes('Error')) ?? ''}`,
-    )
-  }
 }
 
 /**
@@ -57,14 +41,15 @@ export function startExporterProcess(
   cwd: string,
   options: ProcessOptions = {},
 ): ExporterProcess {
-  if (options.user) assertReadableBy(options.user)
   const main = options.entry === undefined ? ['--import', TSX, MAIN] : [options.entry]
-  const args = [...(options.nodeArgs ?? []), ...main, ...(options.args ?? [])]
-  const child = spawn(process.execPath, args, {
+  const nodeArgs = [...(options.nodeArgs ?? []), ...main, ...(options.args ?? [])]
+  const { command, args } = options.unprivileged
+    ? withoutPermissionOverride(process.execPath, nodeArgs)
+    : { command: process.execPath, args: nodeArgs }
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...options.user,
   })
   let out = ''
   let err = ''

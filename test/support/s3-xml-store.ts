@@ -47,6 +47,26 @@ export interface XmlStore {
 const MiB = 1024 * 1024
 
 /**
+ * Ways a store strays from S3, for the tests of a lying store (none by default: the store answers
+ * as S3 documents, StartAfter, Prefix, Delimiter and MaxKeys included).
+ */
+export interface StoreQuirks {
+  /** ListObjectsV2's start-after ignored: a listing without a token starts at the first key. */
+  readonly ignoreStartAfter?: boolean
+  /** ListObjectVersions' key-marker ignored when it comes without a version-id-marker. */
+  readonly ignoreLoneKeyMarker?: boolean
+  /** ListObjectVersions' version-id-marker ignored: the page starts at the marker key's first entry. */
+  readonly ignoreVersionIdMarker?: boolean
+  /**
+   * Where the ListObjectsV2 page after the one starting at index `start` begins, as its token
+   * says (default: after the page's last key): a cycle, or a store that never moves.
+   */
+  readonly nextStart?: (start: number, pageSize: number) => number
+  /** Each ListObjectsV2 token new (it carries a serial number), as an opaque token may be. */
+  readonly freshTokens?: boolean
+}
+
+/**
  * The versioned bucket the e2e suites show through a real Prometheus: key k1 with a current 100 B
  * version (2026-03-02) over a 50 B one; k2 deleted, a delete marker (2026-03-04) over 30 B. So 4
  * versions, 1 delete marker, 80 noncurrent bytes, 100 current bytes in 1 object. With `uploads`,
@@ -98,7 +118,13 @@ const NS = 'http://s3.amazonaws.com/doc/2006-03-01/'
 const OWNER =
   '<Owner><ID>75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a</ID><DisplayName>mtd</DisplayName></Owner>'
 
-export async function startXmlStore(buckets: readonly StoredBucket[], pageSize: number): Promise<XmlStore> {
+export async function startXmlStore(
+  buckets: readonly StoredBucket[],
+  pageSize: number,
+  quirks: StoreQuirks = {},
+): Promise<XmlStore> {
+  let serial = 0
+  const tokenFor = (start: number) => (quirks.freshTokens ? `${start}.${++serial}` : `${start}`)
   const seen: S3Request[] = []
   const server: Server = createServer((incoming, outgoing) => {
     incoming.resume()
@@ -113,9 +139,11 @@ export async function startXmlStore(buckets: readonly StoredBucket[], pageSize: 
     if (!bucket)
       return reply(404, s3ErrorXml('NoSuchBucket', 'The specified bucket does not exist', incoming.url ?? ''))
     const { query } = request
-    if (request.operation === 'ListObjectVersions') return reply(200, listVersions(bucket, query, pageSize))
+    if (request.operation === 'ListObjectVersions')
+      return reply(200, listVersions(bucket, query, pageSize, quirks))
     if (request.operation === 'ListMultipartUploads') return reply(200, listUploads(bucket, query, pageSize))
-    if (request.operation === 'ListObjectsV2') return reply(200, listObjectsV2(bucket, query, pageSize))
+    if (request.operation === 'ListObjectsV2')
+      return reply(200, listObjectsV2(bucket, query, pageSize, quirks, tokenFor))
     const upload = bucket.uploads.find((u) => u.key === request.key && u.uploadId === query.get('uploadId'))
     if (request.operation === 'ListParts' && upload?.parts)
       return reply(200, listParts(bucket, upload, query, pageSize))
@@ -176,15 +204,22 @@ function listParts(
 }
 
 /** GET /bucket?versions: entries after (key-marker, version-id-marker), Version and DeleteMarker elements. */
-function listVersions(bucket: StoredBucket, query: URLSearchParams, pageSize: number): string {
+function listVersions(
+  bucket: StoredBucket,
+  query: URLSearchParams,
+  pageSize: number,
+  quirks: StoreQuirks,
+): string {
   const keyMarker = query.get('key-marker') ?? ''
   const versionIdMarker = query.get('version-id-marker') ?? ''
   let start = 0
-  if (keyMarker) {
+  if (keyMarker && !(quirks.ignoreLoneKeyMarker && !versionIdMarker)) {
     const at = bucket.versions.findIndex(
       (entry) => entry.key === keyMarker && entry.versionId === versionIdMarker,
     )
     start = at >= 0 ? at + 1 : bucket.versions.findIndex((entry) => entry.key > keyMarker)
+    if (quirks.ignoreVersionIdMarker && versionIdMarker)
+      start = bucket.versions.findIndex((entry) => entry.key >= keyMarker)
     if (start < 0) start = bucket.versions.length
   }
   const page = bucket.versions.slice(start, start + pageSize)
@@ -229,18 +264,55 @@ function listUploads(bucket: StoredBucket, query: URLSearchParams, pageSize: num
   return `<ListMultipartUploadsResult xmlns="${NS}"><Bucket>${escapeXml(bucket.name)}</Bucket><KeyMarker>${escapeXml(keyMarker)}</KeyMarker><UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker>${next}<MaxUploads>${pageSize}</MaxUploads><IsTruncated>${truncated}</IsTruncated>${body}</ListMultipartUploadsResult>`
 }
 
-/** GET /bucket?list-type=2: current objects (latest versions that are not delete markers). */
-function listObjectsV2(bucket: StoredBucket, query: URLSearchParams, pageSize: number): string {
-  const current = bucket.versions.filter((entry) => entry.isLatest && entry.size !== undefined)
-  const start = Number(query.get('continuation-token') ?? '0')
-  const page = current.slice(start, start + pageSize)
-  const truncated = start + pageSize < current.length
+/**
+ * GET /bucket?list-type=2: current objects (latest versions that are not delete markers) under
+ * prefix, after start-after, keys under a delimiter rolled up into common prefixes, max-keys of
+ * them a page (at most `pageSize`). The token is the index of the next page's first key.
+ */
+function listObjectsV2(
+  bucket: StoredBucket,
+  query: URLSearchParams,
+  pageSize: number,
+  quirks: StoreQuirks,
+  tokenFor: (start: number) => string,
+): string {
+  const prefix = query.get('prefix') ?? ''
+  const delimiter = query.get('delimiter') ?? ''
+  const startAfter = quirks.ignoreStartAfter ? '' : (query.get('start-after') ?? '')
+  const maxKeys = Math.min(pageSize, Number(query.get('max-keys') ?? pageSize))
+  const current = bucket.versions.filter(
+    (entry) => entry.isLatest && entry.size !== undefined && entry.key.startsWith(prefix),
+  )
+  const token = query.get('continuation-token')
+  let start =
+    token === null ? current.findIndex((entry) => entry.key > startAfter) : Number.parseInt(token, 10)
+  if (start < 0) start = current.length
+  const page: StoredVersion[] = []
+  const commonPrefixes: string[] = []
+  let index = start
+  for (; index < current.length && page.length + commonPrefixes.length < maxKeys; index++) {
+    const entry = current[index] as StoredVersion
+    const cut = delimiter ? entry.key.indexOf(delimiter, prefix.length) : -1
+    if (cut < 0) page.push(entry)
+    else {
+      const common = entry.key.slice(0, cut + delimiter.length)
+      if (commonPrefixes.at(-1) !== common) commonPrefixes.push(common)
+    }
+  }
+  // The rest of the last common prefix belongs to it.
+  const lastCommon = commonPrefixes.at(-1)
+  while (lastCommon && index < current.length && current[index]?.key.startsWith(lastCommon)) index++
+  const truncated = index < current.length
+  const next = quirks.nextStart ? quirks.nextStart(start, pageSize) : index
   const body = page
     .map(
       (entry) =>
         `<Contents><Key>${escapeXml(entry.key)}</Key><LastModified>${entry.lastModified.toISOString()}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${entry.size}</Size><StorageClass>${escapeXml(entry.storageClass ?? 'STANDARD')}</StorageClass></Contents>`,
     )
     .join('')
-  const next = truncated ? `<NextContinuationToken>${start + pageSize}</NextContinuationToken>` : ''
-  return `<ListBucketResult xmlns="${NS}"><Name>${escapeXml(bucket.name)}</Name><Prefix></Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${pageSize}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}${next}</ListBucketResult>`
+  const prefixes = commonPrefixes
+    .map((common) => `<CommonPrefixes><Prefix>${escapeXml(common)}</Prefix></CommonPrefixes>`)
+    .join('')
+  const nextToken = truncated ? `<NextContinuationToken>${tokenFor(next)}</NextContinuationToken>` : ''
+  return `<ListBucketResult xmlns="${NS}"><Name>${escapeXml(bucket.name)}</Name><Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${page.length + commonPrefixes.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${body}${prefixes}${nextToken}</ListBucketResult>`
 }

@@ -36,14 +36,14 @@ export interface ServingProcess {
 
 /**
  * Starts src/main.ts (or the built `options.entry`) with `env` (HOST and PORT chosen here) and
- * strict rejections (as `options.user` when given), and waits until /healthz answers. The
+ * strict rejections (without root's file-permission override when `options.unprivileged`), and waits until /healthz answers. The
  * process is killed when the test ends, whatever happened.
  */
 export async function startServingProcess(
   t: { after: (fn: () => void) => void },
   env: Record<string, string>,
   cwd: string,
-  options: Pick<ProcessOptions, 'user' | 'entry'> = {},
+  options: Pick<ProcessOptions, 'unprivileged' | 'entry'> = {},
 ): Promise<ServingProcess> {
   const port = await freePort()
   // Load shedding off unless the test sets it: on a busy machine the event loop of a process
@@ -107,7 +107,7 @@ export async function startServingProcess(
 
 /**
  * stderr as a test compares it. The exporter prints nothing there in normal running: process
- * warnings (the AWS SDK's NodeVersionSupportWarning on Node 20 among them) go through the logger
+ * warnings (deprecations, the AWS SDK's NodeVersionSupportWarning on an unsupported Node) go through the logger
  * (src/logging/process-warnings.ts), so anything here is unexpected: a crash, an uncaught
  * exception, a warning that escaped the logger.
  */

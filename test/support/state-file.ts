@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { scratchFolder } from './scratch.js'
 
 /**
  * A state file as one document, the shape of format version 1 (`{format, version, snapshot: {...,
@@ -34,4 +36,15 @@ export function legacyStateText(document: StateDocument): string {
 
 export async function writeStateDocument(path: string, document: StateDocument): Promise<void> {
   await writeFile(path, stateLines(document))
+}
+
+/** A folder with DATA_DIR (one bucket, `alpha`, of 1,234 bytes) inside, readable by anyone. */
+export async function storeFolder(t: Parameters<typeof scratchFolder>[0], prefix: string) {
+  const root = await scratchFolder(t, prefix)
+  // mkdtemp makes it 0700; an exporter run as another user must get in.
+  await chmod(root, 0o755)
+  const data = join(root, 'data')
+  await mkdir(join(data, 'alpha'), { recursive: true })
+  await writeFile(join(data, 'alpha', 'one'), Buffer.alloc(1_234))
+  return { root, data }
 }

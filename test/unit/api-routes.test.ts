@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import Fastify from 'fastify'
+import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
 import { apiRoutes } from '../../src/server/api/routes.js'
 import type { ExporterStatus } from '../../src/server/status.js'
 
@@ -27,7 +28,7 @@ test('the JSON API blanks secrets out of every error text it shows', async (t) =
   }
   const app = Fastify()
   t.after(() => app.close())
-  await app.register(apiRoutes, { status, secrets: [SECRET] })
+  await app.register(apiRoutes, { status, redactor: createSecretRedactor([SECRET]) })
   for (const url of ['/api/v1/status', '/api/v1/drives', '/api/v1/buckets']) {
     const answer = await app.inject({ method: 'GET', url })
     assert.equal(answer.statusCode, 200, url)

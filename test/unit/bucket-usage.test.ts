@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
+import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
 import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
 import { mergeUsage } from '../../src/scanner/usage-sums.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
@@ -145,4 +145,29 @@ test('a size that is not a byte count never enters the figures: NaN, Infinity, -
     assert.equal(fold.finish().bytes, 10)
     assert.equal(fold.finish().objects, 1)
   }
+})
+
+test('a bucket whose bytes pass 2^53 - 1 fails naming the limit; up to it the figures are exact', () => {
+  const LIMIT = Number.MAX_SAFE_INTEGER
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
+  fold.add(LIMIT - 1, 1000)
+  fold.add(1, 1000)
+  assert.equal(fold.finish().bytes, LIMIT)
+  assert.throws(() => fold.add(1, 1000), FigureBeyondLimit)
+  assert.throws(() => fold.add(1, 1000), /the bucket's bytes pass 2\^53 - 1 \(9007199254740991 bytes/)
+  assert.equal(fold.finish().bytes, LIMIT, 'what was folded stays')
+  assert.throws(
+    () => new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS }).add(2 ** 62, 1000),
+    /^RangeError: object size 4611686018427387904 bytes is beyond 2\^53 - 1 /,
+  )
+  const versions = new VersionAccumulator({ nowMs: NOW_MS })
+  versions.addVersion({ isLatest: false, size: LIMIT, replacedMs: 1000 })
+  assert.throws(
+    () => versions.addVersion({ isLatest: false, size: 1, replacedMs: 1000 }),
+    /noncurrent bytes pass/,
+  )
+  // Two parts of one bucket (the fs walk's threads, a listing's key ranges) the same way.
+  const half = { bytes: 2 ** 52, objects: 1 }
+  assert.equal(mergeUsage(half, { bytes: 2 ** 52 - 1, objects: 1 }).bytes, LIMIT)
+  assert.throws(() => mergeUsage(half, half), FigureBeyondLimit)
 })

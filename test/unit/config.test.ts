@@ -20,7 +20,7 @@ test('defaults: documented port, /metrics, objstore namespace, ./data as the one
   assert.equal(config.DATA_DIR, './data')
   assert.deepEqual(config.DRIVES, ['./data'])
   assert.equal(config.EC_PARITY, 0)
-  assert.equal(config.LOG_MODE, 'json')
+  assert.equal(config.LOG_MODE, 'auto')
 })
 
 test('values are coerced from strings and an empty variable means unset', () => {
@@ -34,7 +34,11 @@ const badCases: Array<[string, Record<string, string>, RegExp]> = [
   ['PORT=abc', { PORT: 'abc' }, /^PORT="abc": expected an integer >= 1 and <= 65535$/],
   ['PORT out of range', { PORT: '70000' }, /^PORT="70000": expected an integer/],
   ['PORT fractional', { PORT: '80.5' }, /^PORT="80.5": expected an integer/],
-  ['unknown LOG_MODE', { LOG_MODE: 'loud' }, /^LOG_MODE="loud": expected one of json, pretty, quiet$/],
+  [
+    'unknown LOG_MODE',
+    { LOG_MODE: 'loud' },
+    /^LOG_MODE="loud": expected one of auto, json, logfmt, pretty, quiet$/,
+  ],
   ['unknown LOG_LEVEL', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL="verbose": expected one of fatal, error/],
   ['negative EC_PARITY', { EC_PARITY: '-1' }, /^EC_PARITY="-1": expected an integer >= 0/],
   [

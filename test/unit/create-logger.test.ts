@@ -96,6 +96,35 @@ describe('createLogger targets and levels', () => {
     assert.match(pipe.text, /WARN: drive offline\n {4}drive: "\/d"\n/)
   })
 
+  it('logfmt writes key=value lines as node_exporter does: time, level, msg first, nested keys dotted', () => {
+    const output = new CapturedOutput()
+    const { logger } = createLogger(configFor({ LOG_MODE: 'logfmt' }), { consoleOutput: output })
+    logger.warn(
+      {
+        drive: '/mnt/disk 1',
+        online: false,
+        warning: { code: 'E1' },
+        buckets: ['a', 'b'],
+        note: 'say "hi"\n',
+      },
+      'drive offline',
+    )
+    const line = output.text.trim()
+    assert.match(line, /^time=\d{4}-\d\d-\d\dT[\d:.]+Z level=warn msg="drive offline" pid=\d+ /)
+    assert.ok(line.includes(' drive="/mnt/disk 1" online=false warning.code=E1 '), line)
+    assert.ok(line.includes(' buckets="[\\"a\\",\\"b\\"]" note="say \\"hi\\"\\n"'), line)
+    assert.equal(output.text.split('\n').length, 2, 'one line an entry')
+  })
+
+  it('auto is pretty on a terminal and json elsewhere', () => {
+    const terminal = Object.assign(new CapturedOutput(), { isTTY: true })
+    const pipe = new CapturedOutput()
+    for (const output of [terminal, pipe])
+      createLogger(configFor({}), { consoleOutput: output }).logger.info('hello')
+    assert.match(terminal.text, /INFO.*: .*hello/)
+    assert.equal(pipe.jsonLines()[0]?.msg, 'hello')
+  })
+
   it('quiet keeps info off the console while the http target still receives it', async () => {
     const output = new CapturedOutput()
     const logging = createLogger(

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { NATIVE_BATCH } from '../../src/scanner/sources/fs/native-walk.js'
 import type { WalkTask } from '../../src/scanner/sources/fs/walk.js'
 import { bytePath } from '../support/scratch.js'
+import { withoutPermissionOverride } from '../support/unprivileged.js'
 import { walkBoth } from '../support/walk-both.js'
 
 /**
@@ -152,13 +153,15 @@ test('as a user without permission, the native walk counts what it cannot read a
   if (process.getuid?.() !== 0) return t.skip('the test above ran without root, where permissions apply')
   const root = await awkwardTree(t)
   const script = fileURLToPath(new URL('../support/walk-both.ts', import.meta.url))
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script, JSON.stringify(tasksFor(root))], {
-    uid: 65534,
-    gid: 65534,
-    encoding: 'utf8',
-    timeout: 60_000,
-  })
-  assert.equal(run.status, 0, `walk-both as nobody (can it read the checkout?): ${run.stderr}`)
+  // Root without its power to ignore permissions: unlike `nobody`, it reaches a checkout under a 0700 folder.
+  const walk = withoutPermissionOverride(process.execPath, [
+    '--import',
+    'tsx',
+    script,
+    JSON.stringify(tasksFor(root)),
+  ])
+  const run = spawnSync(walk.command, walk.args, { encoding: 'utf8', timeout: 60_000 })
+  assert.equal(run.status, 0, `walk-both without permission override: ${run.stderr}`)
   const walks = JSON.parse(run.stdout) as { js: unknown[]; native: unknown[]; walker: string }
   if (walks.walker !== 'native') {
     if (process.env.CI) assert.fail(`CI must build the native fs walk (npm run build): ${walks.walker}`)

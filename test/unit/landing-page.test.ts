@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
 import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { firstInOrder, formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
@@ -28,7 +29,7 @@ function render(value: ExporterStatus): string {
     nodeVersion: 'v22.0.0',
     metricsPath: '/metrics',
     status: value,
-    secrets: [SECRET],
+    redactor: createSecretRedactor([SECRET]),
     nowMs: Date.UTC(2026, 0, 1, 0, 5),
   })
 }

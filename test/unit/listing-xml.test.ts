@@ -9,6 +9,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { HttpResponse } from '@smithy/core/protocols'
+import { nextVersionIdMarker } from '../../src/scanner/sources/s3/bucket-listing.js'
 import { listObjectsV2, listObjectVersions } from '../../src/scanner/sources/s3/listing-requests.js'
 import {
   type ListingKind,
@@ -67,7 +68,10 @@ function entryOf(sdk: SdkEntry): Entry {
 }
 
 /** The SDK's reading of `body`, in the reader's shape. */
-async function sdkReading(kind: ListingKind, body: string): Promise<ListingPage> {
+/** What the SDK can read: not which version entry came last (it keeps versions and markers apart). */
+type SdkPage = Omit<ListingPage, 'lastVersionEntry'>
+
+async function sdkReading(kind: ListingKind, body: string): Promise<SdkPage> {
   answer = { status: 200, body }
   if (kind === 'ListObjectsV2') {
     const out: ListObjectsV2CommandOutput = await client.send(new ListObjectsV2Command({ Bucket: 'bkt' }))
@@ -114,8 +118,11 @@ async function ourReading(kind: ListingKind, body: string): Promise<ListingPage>
 async function assertSameAsSdk(kind: ListingKind, body: string, message: string): Promise<ListingPage> {
   const expected = await sdkReading(kind, body)
   const actual = await ourReading(kind, body)
-  assert.deepStrictEqual(actual, expected, message)
-  assert.deepStrictEqual(parseListing(kind, body), expected, `${message}: parseListing alone`)
+  const { lastVersionEntry, ...readable } = actual
+  assert.deepStrictEqual(readable, expected, message)
+  const { lastVersionEntry: alone, ...parsed } = parseListing(kind, body)
+  assert.deepStrictEqual(parsed, expected, `${message}: parseListing alone`)
+  assert.deepStrictEqual(alone, lastVersionEntry)
   return actual
 }
 
@@ -270,9 +277,38 @@ test('versions and delete markers, truncated between versions of one key: read a
   assert.equal(page.deleteMarkers.length, 2)
   assert.equal(page.truncated, true)
   assert.equal(page.nextKeyMarker, 'b&c')
+  assert.equal(page.lastVersionEntry?.versionId, 'v 2', 'the last entry in answer order')
+  assert.equal(nextVersionIdMarker(page), 'v 2')
+  const endsWithMarker = parseListing(
+    'ListObjectVersions',
+    body.replace('</ListVersionsResult>', `${marker('d', 'dm9', 'true')}</ListVersionsResult>`),
+  )
+  assert.deepEqual(
+    [endsWithMarker.lastVersionEntry?.key, endsWithMarker.lastVersionEntry?.versionId],
+    ['d', 'dm9'],
+  )
   // What one operation's schema lacks is not read from the other's answer.
   await assertSameAsSdk('ListObjectsV2', body, 'a versions answer read as ListObjectsV2')
   await assertSameAsSdk('ListObjectVersions', awsPage(3, true), 'a ListObjectsV2 answer read as versions')
+})
+
+test("Swift's s3api names the null version as NextVersionIdMarker: the next page starts after the last entry listed", () => {
+  // As OpenStack Swift 2.30 answers a versioned bucket's truncated page (captured, shortened).
+  const version = (key: string, id: string) =>
+    `<Version><Key>${key}</Key><VersionId>${id}</VersionId><IsLatest>true</IsLatest><LastModified>2026-12-04T16:52:40.000Z</LastModified><ETag>"e"</ETag><Size>10</Size><StorageClass>STANDARD</StorageClass></Version>`
+  const page = (next: string, last: string) =>
+    parseListing(
+      'ListObjectVersions',
+      listVersions(
+        `<Name>vers</Name><Prefix></Prefix><KeyMarker></KeyMarker><VersionIdMarker></VersionIdMarker><NextKeyMarker>k008</NextKeyMarker><NextVersionIdMarker>${next}</NextVersionIdMarker><MaxKeys>2</MaxKeys><IsTruncated>true</IsTruncated>` +
+          version('k007', '1796403897.27008') +
+          version('k008', last),
+      ),
+    )
+  assert.equal(nextVersionIdMarker(page('null', '1796403899.08656')), '1796403899.08656')
+  // A store that names the entry it listed last, or a null version it did list last: as named.
+  assert.equal(nextVersionIdMarker(page('1796403899.08656', '1796403899.08656')), '1796403899.08656')
+  assert.equal(nextVersionIdMarker(page('null', 'null')), 'null')
 })
 
 test('empty pages, an empty body, another document: as the SDK reads them (no listing where it has none)', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
 import { CREDENTIAL_URL_VARIABLES, envSchema, SECRET_VARIABLES } from '../../src/config/schema.js'
-import { withoutCredentials } from '../../src/config/url-credentials.js'
+import { credentialsOf, withoutCredentials } from '../../src/config/url-credentials.js'
 import { parseLogTargets } from '../../src/logging/settings.js'
 import { LOG_TARGET_DEFINITIONS, LOG_TARGET_NAMES } from '../../src/logging/targets/index.js'
 
@@ -150,6 +150,22 @@ describe('withoutCredentials', () => {
     )
     assert.equal(withoutCredentials('https://tokenonly@logs.example/'), 'https://[redacted]@logs.example/')
     assert.equal(withoutCredentials('not a url alice:pw@host?k=v'), 'not a url [redacted]@host?[redacted]')
+  })
+})
+
+describe('credentialsOf', () => {
+  it('decodes the user info, and keeps a percent sign that starts no escape as written', () => {
+    assert.deepEqual(credentialsOf('https://alice:s3cr%40t@logs.example/'), {
+      username: 'alice',
+      password: 's3cr@t',
+    })
+    // `%of` is no escape: decodeURIComponent throws on it, and the password was then no secret at
+    // all (never scrubbed, never sent).
+    assert.deepEqual(credentialsOf('http://shipper:50%off-%41pass@127.0.0.1:9/in'), {
+      username: 'shipper',
+      password: '50%off-Apass',
+    })
+    assert.deepEqual(credentialsOf('http://%E2%82%AC%ff:x@host/'), { username: '€%ff', password: 'x' })
   })
 })
 

@@ -71,10 +71,10 @@ test('a store that continues without a new position fails after the page is fold
   }
 })
 
-test('positions compare with `same` when given, and the pages are bounded', async () => {
+test('positions compare by `identify` when given, and the pages are bounded', async () => {
   const { paged } = listing(
     { '': { items: ['a'], truncated: true, next: 'P' }, P: { items: ['b'], truncated: true, next: 'p' } },
-    { same: (a, b) => a.toLowerCase() === b.toLowerCase() },
+    { identify: (position) => position.toLowerCase() },
   )
   await assert.rejects(collect(paged), /gave no new position/)
 
@@ -93,4 +93,46 @@ test('positions compare with `same` when given, and the pages are bounded', asyn
     /^SourceError: ListBuckets: more than 50 pages; the listing is given up$/,
   )
   assert.equal(count, 50)
+})
+
+test('a continuation token given before (A -> B -> A) ends the listing at once, before it is asked again', async () => {
+  const { paged, asked } = listing({
+    '': { items: ['a'], truncated: true, next: 'A' },
+    A: { items: ['b'], truncated: true, next: 'B' },
+    B: { items: ['c'], truncated: true, next: 'A' },
+  })
+  await assert.rejects(
+    collect(paged),
+    /^SourceError: ListObjectsV2 b: page 3 gives a continuation token it gave before: the listing loops; given up after 3 pages$/,
+  )
+  assert.deepEqual(asked, [undefined, 'A', 'B'])
+})
+
+test('a marker cycle of a versions listing: the same key and version id again ends it', async () => {
+  const { markerIdentity } = await import('../../src/scanner/sources/s3/pages.js')
+  type Marker = { key: string; id: string | undefined }
+  const next: Record<string, Marker> = {
+    '': { key: 'k1', id: 'v1' },
+    'k1 v1': { key: 'k1', id: 'v2' },
+    'k1 v2': { key: 'k1', id: 'v1' },
+  }
+  const asked: string[] = []
+  const versions: PagedListing<{ next: Marker }, Marker> = {
+    action: 'ListObjectVersions b',
+    request: async (position) => {
+      const at = position ? `${position.key} ${position.id}` : ''
+      asked.push(at)
+      return { next: next[at] as Marker }
+    },
+    truncated: () => true,
+    next: (page) => page.next,
+    identify: markerIdentity,
+  }
+  await assert.rejects(
+    (async () => {
+      for await (const _ of pages(versions));
+    })(),
+    /page 3 gives a continuation token it gave before/,
+  )
+  assert.deepEqual(asked, ['', 'k1 v1', 'k1 v2'])
 })

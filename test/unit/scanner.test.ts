@@ -271,7 +271,7 @@ test('the state file: loaded at start, filtered by the selection, another source
 
   const source = new MemorySource()
   const { scanner } = scannerFor(t, source, {
-    stateFile,
+    stateFile: { path: stateFile, stallMs: HOUR_MS },
     filter: createBucketFilter({ include: [/^keep-|^other-/], exclude: [/^other-/] }),
     fixedBuckets: ['keep-1', 'skip-1'],
   })
@@ -284,7 +284,7 @@ test('the state file: loaded at start, filtered by the selection, another source
   assert.equal(source.beginScans, 0, 'a fresh snapshot is not rescanned at start')
 
   const foreign = new MemorySource('memory:elsewhere')
-  const { scanner: other, log } = scannerFor(t, foreign, { stateFile })
+  const { scanner: other, log } = scannerFor(t, foreign, { stateFile: { path: stateFile, stallMs: HOUR_MS } })
   await other.start()
   assert.equal(other.snapshot, undefined)
   assert.equal(messages(log, 'state file ignored').length, 1)
@@ -299,7 +299,7 @@ test('each scan is written to the state file, for this source', async (t) => {
   const stateFile = join(folder, 'state.json')
   const source = new MemorySource()
   source.buckets.set('a', usageOf(7, 3))
-  const { scanner } = scannerFor(t, source, { stateFile })
+  const { scanner } = scannerFor(t, source, { stateFile: { path: stateFile, stallMs: HOUR_MS } })
   const snapshot = await scanner.scanNow()
   const loaded = await loadState(stateFile, source.id)
   assert.equal(loaded.status, 'loaded')

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js'
 import { CollectorRunner } from '../../src/collectors/runner.js'
 import { RuntimeMetrics } from '../../src/collectors/runtime.js'
 import { loadConfig } from '../../src/config/load.js'
+import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
 import { ScrapeAssembler } from '../../src/metrics/exposition/scrape-assembler.js'
 import { Readiness } from '../../src/server/readiness.js'
 import { deepFreeze } from '../support/deep-freeze.js'
@@ -36,6 +37,7 @@ test('an answer of 500 is logged with its route and error, though request lines 
       runtime,
     }),
     readiness: new Readiness(),
+    redactor: createSecretRedactor([]),
     status: {
       startedAtMs: Date.now(),
       namespace: config.METRICS_NAMESPACE,

@@ -139,7 +139,7 @@ test('records out of range or found twice are refused one by one, with what was 
     variant('infinite', (record) => (record.scanDurationSeconds = 'INFINITE')),
     variant('bounds', (record) => (record.usage.sizeHistogram = [1, 1])),
     variant('twice', () => undefined),
-    variant('twice', (record) => (record.usage.bytes = 1)),
+    variant('twice', (record) => (record.scanDurationSeconds = 9)),
     variant('future', (record) => (record.lastSuccessSeconds = 253402300799)),
     variant('ancient', (record) => (record.lastSuccessSeconds = 86_400)),
     variant('histogram', (record) => (record.usage.sizeHistogram[3] = 0.5)),
@@ -223,7 +223,7 @@ test('the writer leaves out records the loader would refuse: no NaN, Infinity or
     ],
   })
   assert.deepEqual(
-    written.refused.map((record) => record.bucket),
+    written.refused.named.map((record) => record.bucket),
     ['not-a-number', 'infinite', 'negative'],
   )
   const text = await readFile(path, 'utf8')
@@ -234,6 +234,7 @@ test('the writer leaves out records the loader would refuse: no NaN, Infinity or
     status: 'loaded',
     snapshot,
     refused: [],
+    refusedCount: 0,
   })
 })
 
@@ -266,7 +267,12 @@ test('a symlinked STATE_FILE: the target is replaced in its own folder and the l
   assert.ok((await lstat(target)).isFile())
   assert.deepEqual(await readdir(join(folder, 'volume')), ['usage.json'])
   assert.deepEqual(await readdir(join(folder, 'config')), ['state.json'])
-  assert.deepEqual(await loadState(link, snapshot.sourceId), { status: 'loaded', snapshot, refused: [] })
+  assert.deepEqual(await loadState(link, snapshot.sourceId), {
+    status: 'loaded',
+    snapshot,
+    refused: [],
+    refusedCount: 0,
+  })
 })
 
 test('a failed write says the same thing each time for the same cause (no random name in it)', async (t) => {
@@ -350,7 +356,7 @@ test('format 2 is a header, a record a line and an end line; format 1 still load
 
   await writeFile(path, legacyStateText(await readStateDocument(path)))
   const legacy = await loadState(path, snapshot.sourceId)
-  assert.deepEqual(legacy, { status: 'loaded', snapshot, refused: [] })
+  assert.deepEqual(legacy, { status: 'loaded', snapshot, refused: [], refusedCount: 0 })
 })
 
 test('a file past its bounds is ignored with the bound it passed, not read whole', async (t) => {
@@ -443,5 +449,71 @@ test('a line across chunks is read whole under its bound and refused past it', a
   assert.deepEqual(await withNote(3.5 * 2 ** 20), {
     status: 'ignored',
     reason: `a line is longer than ${3 * 2 ** 20} bytes`,
+  })
+})
+
+test('records within bounds but impossible for a fold are refused, each saying what cannot be', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const file = await readStateDocument(path)
+  const photos = file.snapshot.buckets[1] as { usage: Record<string, unknown> }
+  const variant = (name: string, usage: Record<string, unknown>) => ({
+    ...structuredClone(photos),
+    name,
+    usage: { ...structuredClone(photos.usage), ...usage },
+  })
+  const histogram = (photos.usage.sizeHistogram as number[]).map(() => 0)
+  file.snapshot.buckets.push(
+    // 0 objects of 1 PB, with nothing else to contradict it.
+    { name: 'empty-petabyte', usage: { bytes: 1e15, objects: 0 }, scanSuccess: true, scanDurationSeconds: 1 },
+    variant('largest-of-41', { bytes: 41, objects: 2, largestObjectBytes: 1e12 }),
+    variant('time-backwards', { newestModifiedSeconds: 1_600_000_000, oldestModifiedSeconds: 1_700_000_000 }),
+    variant('histogram-short', { sizeHistogram: histogram }),
+    variant('classes-short', { storageClassBytes: { STANDARD: 1 } }),
+  )
+  await writeStateDocument(path, file)
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  if (loaded.status !== 'loaded') return
+  assert.deepEqual(
+    loaded.snapshot.buckets.map((record) => record.name),
+    ['denied', 'photos'],
+  )
+  assert.equal(loaded.refusedCount, 5)
+  const reasons = Object.fromEntries(loaded.refused.map(({ bucket, reason }) => [bucket, reason]))
+  assert.match(String(reasons['empty-petabyte']), /\/usage: 0 objects cannot hold 1000000000000000 bytes/)
+  assert.match(
+    String(reasons['largest-of-41']),
+    /\/usage: the largest object \(1000000000000 bytes\) is larger than the bucket \(41\)/,
+  )
+  assert.match(String(reasons['time-backwards']), /the newest object \(1600000000\) is older than the oldest/)
+  assert.match(String(reasons['histogram-short']), /\/usage\/sizeHistogram adds up to 0, not objects 2/)
+  assert.match(String(reasons['classes-short']), /\/usage\/storageClassBytes adds up to 1, not bytes 2058/)
+  // The writer keeps to the same rules: what it writes, the loader takes.
+  const written = await saveState(path, loaded.snapshot)
+  assert.equal(written.refused.count, 0)
+})
+
+test('a million refused lines cost a count and the first hundred reasons, not a reason each', async (t) => {
+  const folder = await scratchFolder(t, 'objstore-state-')
+  const path = join(folder, 'state.json')
+  const snapshot = sampleSnapshot()
+  await saveState(path, snapshot)
+  const [header] = (await readFile(path, 'utf8')).split('\n')
+  const lines = 999_000
+  await writeFile(
+    path,
+    `${header}\n${'{}\n'.repeat(lines)}${JSON.stringify({ end: true, records: lines })}\n`,
+  )
+  const loaded = await loadState(path, snapshot.sourceId)
+  assert.equal(loaded.status, 'loaded')
+  if (loaded.status !== 'loaded') return
+  assert.equal(loaded.refusedCount, lines)
+  assert.equal(loaded.refused.length, 100)
+  assert.deepEqual(loaded.refused[0], {
+    bucket: 'line 2',
+    reason: 'not a valid bucket record (/name = undefined: Expected required property)',
   })
 })

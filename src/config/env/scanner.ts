@@ -61,7 +61,14 @@ export const scannerEnv = {
   STATE_FILE: Type.String({
     default: '',
     description:
-      'File where the last usage snapshot is written after each scan and read at start, so a restart serves figures at once. Empty: none.',
+      'File where the last usage snapshot is written after each scan and read at start, so a restart serves figures at once: a regular file, a link to one, or a path where none exists yet (anything else, a device or a FIFO, is refused at start). Empty: none.',
+  }),
+  STATE_FILE_TIMEOUT_SECONDS: Type.Number({
+    default: 30,
+    exclusiveMinimum: 0,
+    maximum: 3600,
+    description:
+      'How long the state file may go without answering (a check, an open, a read, a write) before it is given up for now, as on a hung network mount: the load is abandoned and the buckets scanned instead, a write left pending and the next one skipped. The server listens meanwhile; /readyz waits for the figures.',
   }),
 }
 

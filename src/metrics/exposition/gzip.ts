@@ -26,13 +26,23 @@ export async function deflateSegment(raw: Buffer): Promise<DeflatedSegment> {
   return { data, crc: crc32(raw), length: raw.length }
 }
 
+/**
+ * `bytes` in memory of their own: never Buffer's shared pool (`Buffer.from` takes small copies from
+ * it; 64 KB on Node 26), which would keep the pool alive and cannot be transferred to another thread.
+ */
+function ownCopy(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length)
+  bytes.copy(own)
+  return own
+}
+
 /** The same, on the calling thread: for worker threads, where blocking is the point. */
 export function deflateSegmentSync(raw: Buffer): DeflatedSegment {
   const data = deflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH })
   return {
     // A short result is a view of zlib's 16 KB output chunk: keep its own bytes only (a scrape's
     // own families compress to a few KB, and the chunk would live as long as the response).
-    data: data.length * 2 < data.buffer.byteLength ? Buffer.from(data) : data,
+    data: data.length * 2 < data.buffer.byteLength ? ownCopy(data) : data,
     crc: crc32(raw),
     length: raw.length,
   }

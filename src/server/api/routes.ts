@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
+import type { SecretRedactor } from '../../logging/secret-redactor.js'
 import { type BucketRecord, byName } from '../../scanner/snapshot.js'
 import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
 import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
 import { VERSION } from '../../version.js'
-import { redactSecrets } from '../redact-secrets.js'
 import type { ExporterStatus } from '../status.js'
 import {
   type BucketsQuery,
@@ -17,8 +17,8 @@ import {
 
 export interface ApiOptions {
   readonly status: ExporterStatus
-  /** Secret values blanked out of any error text shown. */
-  readonly secrets: readonly string[]
+  /** Blanks the secrets (in any encoding) out of any error text shown. */
+  readonly redactor: SecretRedactor
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
@@ -31,7 +31,7 @@ const TAGS = ['api']
  */
 export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Promise<void> {
   const { status } = options
-  const scrub = (text: string) => redactSecrets(text, options.secrets)
+  const scrub = options.redactor.redact
 
   app.get<{ Querystring: BucketsQuery }>(
     '/api/v1/buckets',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { SecretRedactor } from '../../logging/secret-redactor.js'
 import { VERSION } from '../../version.js'
 import { renderLandingPage } from '../landing-page.js'
 import type { ExporterStatus } from '../status.js'
@@ -6,7 +7,7 @@ import type { ExporterStatus } from '../status.js'
 export interface LandingOptions {
   readonly metricsPath: string
   readonly status: ExporterStatus
-  readonly secrets: readonly string[]
+  readonly redactor: SecretRedactor
 }
 
 /** GET /: what runs and how its sources and drives are doing, rendered from the last scrape. */
@@ -18,7 +19,7 @@ export async function landingRoute(app: FastifyInstance, options: LandingOptions
         nodeVersion: process.version,
         metricsPath: options.metricsPath,
         status: options.status,
-        secrets: options.secrets,
+        redactor: options.redactor,
         nowMs: Date.now(),
       }),
     ),

@@ -2,8 +2,9 @@ import { createRequire } from 'node:module'
 import type { Level } from 'pino'
 import pino from 'pino'
 import type PinoPretty from 'pino-pretty'
-import type { LogMode } from '../../modes.js'
+import { consoleFormat, type LogMode } from '../../modes.js'
 import type { LogTarget } from '../types.js'
+import { logfmtDestination } from './logfmt.js'
 
 export interface ConsoleTargetOptions {
   readonly mode: LogMode
@@ -21,13 +22,15 @@ function loadPretty(): typeof PinoPretty {
 }
 
 /**
- * The console: `json` writes pino's NDJSON as is; `pretty` formats for people, coloured only when
+ * The console: `json` writes pino's NDJSON as is; `logfmt` rewrites each line as key=value pairs;
+ * `auto` is pretty on a terminal and json elsewhere; `pretty` formats for people, coloured only when
  * the output is a terminal (so piped or captured output has no escape codes); `quiet` is json
  * limited to warnings and errors (the level is raised by createLogger).
  */
 export function createConsoleTarget(options: ConsoleTargetOptions): LogTarget {
   const output = options.output ?? process.stdout
-  if (options.mode === 'pretty') {
+  const format = consoleFormat(options.mode, output)
+  if (format === 'pretty') {
     return {
       name: 'console',
       level: options.level,
@@ -41,5 +44,6 @@ export function createConsoleTarget(options: ConsoleTargetOptions): LogTarget {
     }
   }
   const stream = output === process.stdout ? pino.destination({ fd: 1, sync: true }) : output
+  if (format === 'logfmt') return { name: 'console', level: options.level, stream: logfmtDestination(stream) }
   return { name: 'console', level: options.level, stream }
 }

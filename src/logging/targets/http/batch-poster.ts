@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import type { Pool } from 'undici'
+import { credentialsOf } from '../../../config/url-credentials.js'
 import { retryAfterMs } from './backoff.js'
 
 /**
@@ -119,8 +120,9 @@ export function classify(statusCode: number, retryAfter?: string | string[]): Po
 
 function authorizationHeader(url: URL, token: string | undefined): Record<string, string> {
   if (token) return { authorization: `Bearer ${token}` }
-  if (url.username === '' && url.password === '') return {}
-  const userInfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  const { username, password } = credentialsOf(url.href)
+  if (username === '' && password === '') return {}
+  const userInfo = `${username}:${password}`
   return { authorization: `Basic ${Buffer.from(userInfo).toString('base64')}` }
 }
 

@@ -48,6 +48,11 @@ export interface ListingPage {
   readonly deleteMarkers: ListedEntry[]
   /** `<CommonPrefixes><Prefix>` (a Delimiter's groups). */
   readonly commonPrefixes: string[]
+  /**
+   * The answer's last `<Version>` or `<DeleteMarker>`, which the two lists above cannot tell: where
+   * the next page must start (a store may name another place; bucket-listing.ts).
+   */
+  readonly lastVersionEntry: ListedEntry | undefined
 }
 
 export type ListingKind = 'ListObjectsV2' | 'ListObjectVersions'
@@ -78,6 +83,7 @@ interface MutablePage {
   versions: ListedEntry[]
   deleteMarkers: ListedEntry[]
   commonPrefixes: string[]
+  lastVersionEntry: ListedEntry | undefined
 }
 
 const LT = 60 // <
@@ -105,6 +111,7 @@ class ListingReader {
       versions: [],
       deleteMarkers: [],
       commonPrefixes: [],
+      lastVersionEntry: undefined,
     }
     const root = this.#prolog()
     if (root === undefined) return page
@@ -116,9 +123,11 @@ class ListingReader {
       if (kind === 'ListObjectsV2' && this.#named(at, 'Contents'))
         page.contents.push(this.#entry('Contents', OBJECT))
       else if (kind === 'ListObjectVersions' && this.#named(at, 'Version')) {
-        page.versions.push(this.#entry('Version', VERSION))
+        page.lastVersionEntry = this.#entry('Version', VERSION)
+        page.versions.push(page.lastVersionEntry)
       } else if (kind === 'ListObjectVersions' && this.#named(at, 'DeleteMarker')) {
-        page.deleteMarkers.push(this.#entry('DeleteMarker', MARKER))
+        page.lastVersionEntry = this.#entry('DeleteMarker', MARKER)
+        page.deleteMarkers.push(page.lastVersionEntry)
       } else if (this.#named(at, 'CommonPrefixes')) {
         const prefix = this.#commonPrefix()
         if (prefix !== undefined) page.commonPrefixes.push(prefix)

@@ -1,7 +1,8 @@
 import { ListMultipartUploadsCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { checkedSum } from '../../bucket-usage.js'
 import { type MultipartUsage, SourceError } from '../types.js'
 import { objectSize } from './errors.js'
-import { type Marker, marker, pages, sameMarker } from './pages.js'
+import { type Marker, marker, markerIdentity, pages } from './pages.js'
 
 /**
  * Incomplete multipart uploads of one bucket (ListMultipartUploads), and the bytes their parts
@@ -58,7 +59,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
       ),
     truncated: (page) => page.IsTruncated,
     next: (page) => marker(page.NextKeyMarker, page.NextUploadIdMarker),
-    same: sameMarker,
+    identify: markerIdentity,
   })
   for await (const page of uploads) {
     for (const upload of page.Uploads ?? []) {
@@ -81,7 +82,7 @@ export async function measureMultipart(listing: MultipartListing): Promise<Multi
         figures.unsized++
         continue
       }
-      figures.bytes += sized
+      figures.bytes = checkedSum(figures.bytes + sized, 'incomplete upload bytes')
       if (stale) figures.staleBytes += sized
     }
   }
@@ -123,7 +124,8 @@ async function partsBytes(
   let bytes = 0
   try {
     for await (const page of parts)
-      for (const part of page.Parts ?? []) bytes += objectSize(part.Size, action)
+      for (const part of page.Parts ?? [])
+        bytes = checkedSum(bytes + objectSize(part.Size, action), 'incomplete upload bytes')
   } catch (error) {
     if (error instanceof SourceError && error.kind === 'missing') return undefined
     throw error

@@ -11,6 +11,7 @@ import {
   planBoundaries,
   rangesFrom,
 } from './key-ranges.js'
+import { StartIgnoredError } from './listing-order.js'
 
 /**
  * One bucket's listing, in parts when it is long and the scan has listings to spare (issue 15).
@@ -21,7 +22,9 @@ import {
  * the bucket holds included), while the first listing goes on up to the first boundary. The
  * folds are merged (mergeUsage): every figure of a part is a sum, a minimum or a maximum over its
  * keys, and no key (nor any version of one) is in two parts, so the merge is the one fold a
- * single listing makes. Any part failing fails the bucket, as one listing failing does.
+ * single listing makes. Any part failing fails the bucket, as one listing failing does, but for a
+ * store found to ignore where a part starts (StartIgnoredError, from a probe or a part's first
+ * page): then the bucket is listed again as one, from the start, page after page (issue 23).
  */
 
 export interface SplitSettings {
@@ -54,6 +57,8 @@ export interface RangedListing<Page, Fold> {
    * listing is not: ListObjectsV2 needs s3:ListBucket, a versions listing s3:ListBucketVersions).
    */
   onPlanFailed?(error: unknown): void
+  /** Told the store ignores where a part starts: the bucket is listed as one. */
+  onStartIgnored?(error: StartIgnoredError): void
 }
 
 interface Part<Fold> {
@@ -62,6 +67,24 @@ interface Part<Fold> {
 }
 
 export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold>): Promise<BucketUsage> {
+  try {
+    return await listInParts(listing)
+  } catch (error) {
+    if (!(error instanceof StartIgnoredError) || listing.signal.aborted) throw error
+    listing.onStartIgnored?.(error)
+    return listWhole(listing)
+  }
+}
+
+/** The bucket as one listing, page after page, never split. */
+async function listWhole<Page, Fold>(listing: RangedListing<Page, Fold>): Promise<BucketUsage> {
+  const range: KeyRange = { after: undefined, through: undefined }
+  const fold = listing.newFold()
+  for await (const page of listing.pages(range, listing.signal)) listing.foldPage(fold, page, range)
+  return listing.finish(fold)
+}
+
+async function listInParts<Page, Fold>(listing: RangedListing<Page, Fold>): Promise<BucketUsage> {
   const abort = linkedAbort(listing.signal)
   // Every part's request listens to it: as many as the budget has slots.
   setMaxListeners(2 * (listing.slots?.size ?? 1) + 10, abort.signal)
@@ -138,7 +161,10 @@ export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold
           listing.onSplit?.({ ranges: rest.length + 2, probes: plan.probes })
           spawn()
         },
-        listing.onPlanFailed ?? (() => undefined),
+        (error: unknown) =>
+          error instanceof StartIgnoredError
+            ? listing.onStartIgnored?.(error)
+            : listing.onPlanFailed?.(error),
       )
     }
     listedThrough = undefined

@@ -12,6 +12,7 @@ import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from 
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import { IgnoredStarts } from './listing-order.js'
 import { measureMultipart } from './multipart.js'
 import { pages } from './pages.js'
 
@@ -78,6 +79,7 @@ class S3UsageSource implements UsageSource {
   readonly #retry: RetryPolicy
   readonly #unsupported = new Set<Optional>()
   readonly #settings: BucketSettingsReader
+  readonly #ignoredStarts = new IgnoredStarts()
   readonly requests = new RequestCounter('s3')
 
   constructor(options: S3SourceOptions) {
@@ -225,6 +227,7 @@ class S3UsageSource implements UsageSource {
       prefixes: this.#options.prefixes,
       send: (action, callSignal, call) => this.#send(action, callSignal, call),
       logger: this.#options.logger,
+      ignoredStarts: this.#ignoredStarts,
     }
   }
 
