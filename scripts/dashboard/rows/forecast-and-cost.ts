@@ -1,7 +1,7 @@
 import { costRecords } from '../../rules/cost.js'
 import { capacityRecords, quotaRecords } from '../../rules/forecast.js'
 import { growthRecords } from '../../rules/growth.js'
-import { RULE_PARAMETERS } from '../../rules/parameters.js'
+import { bytesInWords, inWords, lastWindow, type RuleParameters } from '../../rules/parameters.js'
 import type { RowSpec } from '../grafana.js'
 import { bargauge, note, table, timeseries, unitOverride } from '../panels.js'
 import type { Queries } from '../queries.js'
@@ -15,20 +15,22 @@ function named(namespace: string, record: string): string {
  * The dashboard's "Forecast and cost" row: days until full (cluster, drives, quotas), the fastest
  * growing buckets against their own baseline, cost by bucket and class, reclaimable cost, the
  * scans' own cost. Every query reads a recording rule of config/alerts.yml (scripts/rules/):
- * job-level series, so they filter on `$job` (and `$bucket`), not on `$instance`.
- * docs/forecast-and-cost.md explains the figures.
+ * job-level series, so they filter on `$job` (and `$bucket`), not on `$instance`. Names and
+ * windows come from the rules' parameters. docs/forecast-and-cost.md explains the figures.
  */
-export function forecastAndCostRow(q: Queries): RowSpec {
+export function forecastAndCostRow(q: Queries, parameters: RuleParameters): RowSpec {
   const namespace = q.m('bucket_usage_total_bytes').replace(/_bucket_usage_total_bytes$/, '')
   const r = (record: string, selector: string) => `${named(namespace, record)}${selector}`
   const job = '{job=~"$job"}'
   const jobBucket = '{job=~"$job", bucket=~"$bucket"}'
   const drive = '{job=~"$job", instance=~"$instance"}'
-  const cluster = capacityRecords('cluster', RULE_PARAMETERS)
-  const drives = capacityRecords('drive', RULE_PARAMETERS)
-  const quota = quotaRecords(RULE_PARAMETERS)
-  const growth = growthRecords(RULE_PARAMETERS)
-  const cost = costRecords(RULE_PARAMETERS)
+  const cluster = capacityRecords('cluster', parameters)
+  const drives = capacityRecords('drive', parameters)
+  const quota = quotaRecords(parameters)
+  const growth = growthRecords(parameters)
+  const cost = costRecords(parameters)
+  const { capacity, growth: baseline, cost: prices } = parameters
+  const recent = lastWindow(baseline.recentSeconds)
   const days = (expr: string) => `${expr} / 86400`
   const noPrice = 'No data: set STORAGE_PRICES (docs/forecast-and-cost.md)'
   return {
@@ -37,8 +39,8 @@ export function forecastAndCostRow(q: Queries): RowSpec {
       note(
         'About this row',
         [
-          'Time until full is the recorded trend of the last 6 hours (24 hours for quotas), on one series per job, drive or bucket: absent while nothing fills.',
-          "Growth is judged against each bucket's own baseline (the week before); cost needs `STORAGE_PRICES` and `REQUEST_PRICES` (never assumed).",
+          `Time until full is the recorded trend of the last ${inWords(capacity.windowSeconds)} (${inWords(parameters.quota.windowSeconds)} for quotas), on one series per job, drive or bucket: absent while nothing fills.`,
+          `Growth is judged against each bucket's own baseline (the ${inWords(baseline.baselineSeconds)} before); cost needs \`STORAGE_PRICES\` and \`REQUEST_PRICES\` (never assumed).`,
           "The recording rules are config/alerts.yml's `objstore-forecast` and `objstore-cost` groups; see docs/forecast-and-cost.md.",
         ].join(' '),
       ),
@@ -82,15 +84,15 @@ export function forecastAndCostRow(q: Queries): RowSpec {
         'Fastest growing buckets',
         'x',
         `topk(15, ${r(growth.ratio, jobBucket)})`,
-        `The last hour's growth over the bucket's average hourly growth in the week before (floored at a quarter GiB an hour): above ${RULE_PARAMETERS.growth.factor} is ObjstoreBucketGrowingFast. Buckets younger than the week are not ranked.`,
+        `The growth of the last ${recent} over the bucket's average growth per ${recent} in the ${inWords(baseline.baselineSeconds)} before (floored at ${bytesInWords(baseline.floorBytes / baseline.factor)} per ${recent}): above ${baseline.factor} is ObjstoreBucketGrowingFast. Buckets younger than that are not ranked.`,
         '{{bucket}}',
-        { w: 12, h: 8, noValue: 'No bucket has a week of history yet' },
+        { w: 12, h: 8, noValue: `No bucket has ${inWords(baseline.baselineSeconds)} of history yet` },
       ),
       timeseries(
-        'Growth in the last hour',
+        `Growth in the last ${recent}`,
         'bytes',
         [{ expr: `topk(10, ${r(growth.recent, jobBucket)})`, legend: '{{bucket}}' }],
-        { description: 'Bytes each bucket grew by over the last hour (the 10 largest).' },
+        { description: `Bytes each bucket grew by over the last ${recent} (the 10 largest).` },
       ),
       bargauge(
         'Cost per month by bucket',
@@ -104,7 +106,7 @@ export function forecastAndCostRow(q: Queries): RowSpec {
         'Cost per month by storage class and part',
         'currencyUSD',
         `sum by (storage_class, part) (${r(cost.storage, jobBucket)})`,
-        'The same cost by storage class and by part: current, noncurrent, incomplete_uploads (hidden bytes are priced as STANDARD).',
+        `The same cost by storage class and by part: current, noncurrent, incomplete_uploads (hidden bytes are priced as ${prices.defaultStorageClass}).`,
         '{{storage_class}} {{part}}',
         { w: 12, h: 8, noValue: noPrice },
       ),
@@ -112,7 +114,7 @@ export function forecastAndCostRow(q: Queries): RowSpec {
         'Reclaimable cost per month',
         'currencyUSD',
         `topk(15, ${r(cost.reclaimable, jobBucket)})`,
-        'What lifecycle rules would save each month: noncurrent versions and stale upload parts at the STANDARD price.',
+        `What lifecycle rules would save each month: noncurrent versions and stale upload parts at the ${prices.defaultStorageClass} price.`,
         '{{bucket}}',
         { w: 12, h: 8, noValue: `${noPrice}; needs BUCKET_METRICS with hidden and SCAN_VERSIONS=true` },
       ),
@@ -120,7 +122,7 @@ export function forecastAndCostRow(q: Queries): RowSpec {
         "Scans' own cost per month",
         'currencyUSD',
         `sum by (operation) (${r(cost.scans, job)})`,
-        "What the exporter's own S3 requests cost a month at the last hour's rate, by operation (List* at the list price, the others at the other price).",
+        `What the exporter's own S3 requests cost a month at the rate of the last ${lastWindow(prices.requestRateWindowSeconds)}, by operation (List* at the list price, the others at the other price).`,
         '{{operation}}',
         { w: 12, h: 8, noValue: 'No data: set REQUEST_PRICES; only the s3 source sends priced requests' },
       ),
