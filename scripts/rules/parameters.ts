@@ -12,7 +12,11 @@ export interface TrendAlert {
 }
 
 export interface RuleParameters {
-  /** Where docs/runbook.md is published; each alert links to `<base>#<alertname lowercased>`. */
+  /**
+   * Where docs/runbook.md is published; each alert links to `<base>#<alertname lowercased>`.
+   * The default is a placeholder (the project has no published address yet): docs/deploy.md says
+   * how to set it.
+   */
   readonly runbookBase: string
   /**
    * The scan interval the windows are checked against (SCAN_INTERVAL_SECONDS's default): bucket
