@@ -1,7 +1,7 @@
 /*
  * Every file or folder ARCHITECTURE.md names exists (issue 24): a move that forgets the page fails
  * the test that runs this (test/unit/architecture-paths.test.ts). A name the page gives in full
- * (`src/scanner/snapshot.ts`, `test/fixtures/`) must exist there; one it gives inside a paragraph
+ * (`src/snapshot/snapshot.ts`, `test/fixtures/`) must exist there; one it gives inside a paragraph
  * about its folder (`walk-pool.ts`, `s3/client.ts`, `../retry.ts`) must end the path of some file
  * or folder of the tree, so a renamed file is caught wherever the page names it.
  */

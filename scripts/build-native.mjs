@@ -6,7 +6,7 @@
  *   node scripts/build-native.mjs [folder...]   (default: dist and src)
  *
  * The file is `fswalk.node` at the root of each code folder: dist/ (the bundle, the image) and
- * src/ (tests and `npm run dev` through tsx); src/scanner/sources/fs/native-walk.ts looks for it
+ * src/ (tests and `npm run dev` through tsx); src/sources/fs/native-walk.ts looks for it
  * there. Never committed (.gitignore). Without a compiler or headers the build prints one line and
  * goes on: the exporter then walks with JavaScript (and logs so at its first scan).
  */

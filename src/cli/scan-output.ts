@@ -4,8 +4,8 @@ import { SeriesCounter } from '../collectors/usage-budget.js'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
 import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
-import { scanJson } from '../scanner/snapshot-json.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
+import { scanJson } from '../snapshot/snapshot-json.js'
 
 /** What `scan --once` prints: a du-like table, JSON, or the text exposition of the usage families. */
 export type ScanFormat = 'table' | 'json' | 'prometheus'

@@ -1,6 +1,6 @@
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
+import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
 
 /** Scanner health: the source's state and each bucket's last scan, written with the usage families. */
 export const scanHealthFamilies = describe('scanner', {

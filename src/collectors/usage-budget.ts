@@ -6,13 +6,13 @@
  */
 
 import { OPT_IN_BUCKET_GROUPS } from '../config/bucket-groups.js'
+import { eachInSlices } from '../event-loop-slices.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
-import { eachInSlices } from '../scanner/slices.js'
-import { type BucketRecord, byName } from '../scanner/snapshot.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
-import { measuredBytes } from '../scanner/stored-records.js'
-import { FigureSums, sumFigures } from '../scanner/usage-sums.js'
+import { FigureSums, sumFigures } from '../record/usage-sums.js'
+import { type BucketRecord, byName } from '../snapshot/snapshot.js'
+import { measuredBytes } from '../snapshot/stored-records.js'
+import type { BucketUsage } from '../sources/types.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
   type UsageCollectorFamilies,

@@ -3,7 +3,7 @@ import { bucketMetricWords } from '../config/bucket-groups.js'
 import { type Config, ConfigError } from '../config/load.js'
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
   bucketMetricGroups,

@@ -13,9 +13,9 @@ import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
   OBJECT_SIZE_BOUNDS,
-} from '../scanner/size-ranges.js'
-import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
+} from '../record/size-ranges.js'
+import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
+import type { BucketUsage } from '../sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
 import { prefixFamilies, writePrefixes } from './prefix-series.js'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
-import { measuredBytes } from '../scanner/stored-records.js'
+import { measuredBytes } from '../snapshot/stored-records.js'
 import type { ExporterStatus } from './status.js'
 
 /** How many buckets the page lists (the largest). */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AGE_BANDS, ageSlot } from '../../src/scanner/age-bands.js'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
-import { type VersionEntry, VersionListingFold } from '../../src/scanner/version-listing.js'
+import { AGE_BANDS, ageSlot } from '../../src/record/age-bands.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
+import { type VersionEntry, VersionListingFold } from '../../src/record/version-listing.js'
 
 const DAY = 86_400_000
 const NOW = Date.UTC(2026, 5, 1)

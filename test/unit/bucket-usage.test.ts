@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
+import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/record/bucket-usage.js'
+import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
 const MIB = 1024 * 1024

@@ -6,9 +6,9 @@ import { FIGURES } from '../../src/figures/list.js'
 import type { AnyFigure } from '../../src/figures/types.js'
 import type { Families } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
-import { type BucketUsage, UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { recordProblem } from '../../src/scanner/state-file-format.js'
-import { ADDITIVE_FIGURES, mergeUsage, NOT_ADDITIVE_FIGURES } from '../../src/scanner/usage-sums.js'
+import { type BucketUsage, UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { ADDITIVE_FIGURES, mergeUsage, NOT_ADDITIVE_FIGURES } from '../../src/record/usage-sums.js'
+import { recordProblem } from '../../src/snapshot/state-file-format.js'
 
 const LISTED: readonly AnyFigure[] = FIGURES
 const NOW_MS = Date.UTC(2026, 0, 1)

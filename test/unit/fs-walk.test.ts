@@ -4,14 +4,9 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs/source.js'
-import { walkDirectory } from '../../src/scanner/sources/fs/walk.js'
-import {
-  MAX_STUCK_WALKS,
-  stuckWalkFor,
-  stuckWalks,
-  WalkPool,
-} from '../../src/scanner/sources/fs/walk-pool.js'
+import { bucketFolder, bucketLabel } from '../../src/sources/fs/source.js'
+import { walkDirectory } from '../../src/sources/fs/walk.js'
+import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks, WalkPool } from '../../src/sources/fs/walk-pool.js'
 import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
 import { waitFor } from '../support/wait-for.js'

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
-import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { firstInOrder, formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
+import type { BucketRecord } from '../../src/snapshot/snapshot.js'
 
 const SECRET = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY'
 

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { ListingSlots } from '../../src/scanner/listing-slots.js'
-import { compareKeys, pastRange } from '../../src/scanner/sources/s3/key-ranges.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { ListingSlots } from '../../src/sources/listings-in-flight.js'
+import { compareKeys, pastRange } from '../../src/sources/s3/key-ranges.js'
 import {
   IgnoredStarts,
   ObjectsOrder,
   probeIgnoresStart,
   StartIgnoredError,
   VersionsOrder,
-} from '../../src/scanner/sources/s3/listing-order.js'
-import type { ListedEntry, ListingPage } from '../../src/scanner/sources/s3/listing-xml.js'
-import { listByRanges, type RangedListing } from '../../src/scanner/sources/s3/ranged-listing.js'
+} from '../../src/sources/s3/listing-order.js'
+import type { ListedEntry, ListingPage } from '../../src/sources/s3/listing-xml.js'
+import { listByRanges, type RangedListing } from '../../src/sources/s3/ranged-listing.js'
 
 /** A ListingPage of current objects `keys`. */
 function objects(...keys: string[]): ListingPage {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import {
   boundedPrefix,
   keyPrefix,
@@ -10,8 +10,8 @@ import {
   PrefixSketch,
   ROOT_PREFIX,
   TRUNCATION_MARKER,
-} from '../../src/scanner/prefix-sketch.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
+} from '../../src/record/prefix-sketch.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
 
 const SLASH = { delimiter: '/', topK: 10 }
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { compileRecordCheck } from '../../src/scanner/record-check.js'
-import { BucketRecordSchema } from '../../src/scanner/state-file-format.js'
+import { compileRecordCheck } from '../../src/snapshot/record-check.js'
+import { BucketRecordSchema } from '../../src/snapshot/state-file-format.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
 
 /**

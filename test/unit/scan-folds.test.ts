@@ -12,10 +12,10 @@ import {
 } from '../../src/config/group-settings.js'
 import { loadConfig, loadConfiguration } from '../../src/config/load.js'
 import { envSchema } from '../../src/config/schema.js'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { usageFromStats } from '../../src/scanner/sources/rgw/source.js'
-import { parseBucketStatsList } from '../../src/scanner/sources/rgw/stats.js'
-import { VersionListingFold } from '../../src/scanner/version-listing.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { VersionListingFold } from '../../src/record/version-listing.js'
+import { usageFromStats } from '../../src/sources/rgw/source.js'
+import { parseBucketStatsList } from '../../src/sources/rgw/stats.js'
 
 const NOW = 1_780_000_000_000
 const DAY = 86_400_000

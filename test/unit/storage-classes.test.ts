@@ -5,7 +5,7 @@ import {
   OTHER_STORAGE_CLASS,
   STORAGE_CLASS_MAX_LENGTH,
   storageClassName,
-} from '../../src/scanner/storage-classes.js'
+} from '../../src/record/storage-classes.js'
 
 // The names seen are counted process-wide: this file runs in a process of its own (node --test).
 test('storage class names: kept as listed up to the bound; odd, long and later ones are _other', () => {

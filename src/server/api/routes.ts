@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
 import type { SecretRedactor } from '../../logging/secret-redactor.js'
-import { type BucketRecord, byName } from '../../scanner/snapshot.js'
-import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
-import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
+import { type BucketRecord, byName } from '../../snapshot/snapshot.js'
+import { bucketJson, usageTotals } from '../../snapshot/snapshot-json.js'
+import { measuredBytes, measuredObjects } from '../../snapshot/stored-records.js'
 import { VERSION } from '../../version.js'
 import type { ExporterStatus } from '../status.js'
 import {

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { BucketJsonSchema, UsageTotalsSchema } from '../../scanner/snapshot-json.js'
+import { BucketJsonSchema, UsageTotalsSchema } from '../../snapshot/snapshot-json.js'
 
 /**
  * The JSON API's request and response schemas, with an example each: Fastify validates queries
