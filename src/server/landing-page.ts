@@ -124,7 +124,7 @@ svg.treemap { width: 100%; height: auto; display: block; }
 .treemap .prefix { fill: #fff; fill-opacity: .1; stroke: #fff; stroke-opacity: .45; stroke-width: .5; } .treemap .prefix.p1 { fill-opacity: .22; }
 .treemap text { font-size: 12px; fill: #fff; pointer-events: none; } .treemap .others text { fill: #1d1d1f; }
 .treemap .c0 { fill: #4e79a7; } .treemap .c1 { fill: #e15759; } .treemap .c2 { fill: #59a14f; } .treemap .c3 { fill: #b07aa1; } .treemap .c4 { fill: #f28e2b; }
-.treemap .c5 { fill: #499894; } .treemap .c6 { fill: #9c755f; } .treemap .c7 { fill: #d37295; } .treemap .c8 { fill: #a0841c; } .treemap .c9 { fill: #79706e; }
+.treemap .c5 { fill: #499894; } .treemap .c6 { fill: #9c755f; } .treemap .c7 { fill: #d37295; } .treemap .c8 { fill: #a0841c; } .treemap .c9 { fill: #7d5fb2; }
 `
 
 /** The Content-Security-Policy source that allows exactly this page's inline style. */
