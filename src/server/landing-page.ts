@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
+import { failingBuckets } from './bucket-view.js'
 import { renderBucketList } from './landing/buckets.js'
 import { renderDrives } from './landing/drives.js'
 import { escapeHtml, timestamp } from './landing/format.js'
@@ -98,8 +99,7 @@ function renderBuckets(input: LandingPageInput, text: (value: string) => string)
   const nextAtMs = status.nextScanAtMs()
   const next = `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
   if (!snapshot) return `<p class="note">No usage snapshot yet: the first scan is running.</p>\n${next}`
-  let failed = 0
-  for (const bucket of snapshot.buckets) if (!bucket.scanSuccess) failed++
+  const failed = failingBuckets(snapshot.buckets)
   const state = snapshot.sourceUp
     ? '<span class="state ok">up</span>'
     : `<span class="state bad">down: ${text(status.sourceFailure() ?? 'no answer at the last scan')}</span>`
