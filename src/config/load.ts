@@ -5,6 +5,7 @@ import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { type PriceTable, parsePriceTable } from './env/prices.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { groupsNamedNotGiven, unusedGroupSettings } from './group-settings.js'
 import { checkRequirements } from './requirements.js'
@@ -30,13 +31,15 @@ import { withoutCredentials } from './url-credentials.js'
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
- * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts).
+ * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts);
+ * PRICES neither: STORAGE_PRICES and REQUEST_PRICES parsed (env/prices.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
     SCAN_FOLDS: ScanFolds
+    PRICES: PriceTable
   } & BucketSelection
 >
 
@@ -251,8 +254,15 @@ function checkRelations(raw: Env): Config {
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
+  const prices = parsePriceTable(raw)
+  problems.push(...prices.problems)
   if (problems.length > 0) throw new ConfigError(problems)
-  const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
+  const parsed = {
+    DRIVES: Object.freeze(drives),
+    LOG_TARGETS: logging.targets,
+    PRICES: prices.table,
+    ...selection,
+  }
   return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
 }
 
