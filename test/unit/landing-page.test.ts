@@ -273,6 +273,11 @@ test('a malformed glob is refused where the list would be, the form keeping it t
   )
   assert.match(page, /<input name="match" value="\[ab"/)
   assert.deepEqual(listed(page), [])
+  assert.match(render(status({ usage: () => snapshotOf(0) })), /<caption>No buckets\.<\/caption>/)
+  assert.match(
+    render(status({ usage: () => snapshotOf(3) }), { match: 'x*' }),
+    /<caption>No bucket matches\.<\/caption>/,
+  )
 })
 
 test('rgw gives no object times: its newest-object column says so and why', () => {

@@ -46,7 +46,9 @@ export function renderBucketList(input: BucketListInput): string {
   const first = (list.page - 1) * PAGE_SIZE + 1
   const caption =
     view.matched === 0
-      ? 'No bucket matches.'
+      ? filtered
+        ? 'No bucket matches.'
+        : 'No buckets.'
       : view.rows.length === 0
         ? `Page ${formatCount(list.page)} is past the last, ${formatCount(pages(view.matched))}.`
         : `Buckets ${formatCount(first)} to ${formatCount(first + view.rows.length - 1)} of ${formatCount(view.matched)}${filtered ? ` matching (of ${formatCount(snapshot.buckets.length)})` : ''}.`
