@@ -80,6 +80,18 @@ const UNSUPPORTED_TLS_KEYS = {
 }
 
 /**
+ * Whether a `tls_server_config` section turns TLS on: any of its files or a client auth type set
+ * (exporter-toolkit's rule; versions or ciphers alone do not). The health check asks it too.
+ */
+export function setsTls(section: unknown): boolean {
+  if (typeof section !== 'object' || section === null) return false
+  const keys = section as Record<string, unknown>
+  return ['cert_file', 'key_file', 'client_ca_file', 'client_auth_type'].some(
+    (key) => keys[key] !== undefined && keys[key] !== null && keys[key] !== '',
+  )
+}
+
+/**
  * The `tls_server_config` section as the TLS files and policy the exporter serves with, or
  * undefined when it sets nothing (plain HTTP, as exporter-toolkit decides). Relative paths are
  * taken from the file's folder, as exporter-toolkit takes them.
@@ -110,13 +122,7 @@ export function readTlsSection(
     ? undefined
     : reader.choice(section.client_auth_type, at('client_auth_type'), CLIENT_AUTH_TYPES)
   const policy = readPolicy(reader, section)
-  if (
-    certFile === undefined &&
-    keyFile === undefined &&
-    clientCaFile === undefined &&
-    clientAuth === undefined
-  )
-    return undefined
+  if (!setsTls(section)) return undefined
   if (certFile === undefined) reader.refuse(at('cert_file'), 'required when tls_server_config sets anything')
   if (keyFile === undefined) reader.refuse(at('key_file'), 'required when tls_server_config sets anything')
   const verify = clientAuth === 'RequireAndVerifyClientCert'
