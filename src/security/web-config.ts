@@ -69,14 +69,16 @@ export async function loadWebConfig(path: string, variables: SecurityVariables):
   const tls = readTlsSection(reader, top.tls_server_config, path, dirname(resolve(path)))
   const headers = readHeaders(reader, top.http_server_config)
   const users = readUsers(reader, top.basic_auth_users)
-  if (tls) {
+  // Any key of the section counts: versions or ciphers meant for the variables' TLS would
+  // otherwise be ignored without a word.
+  if (tls || isNonEmptyMapping(top.tls_server_config)) {
     const set = (['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE'] as const).filter(
       (name) => variables[name],
     )
     if (set.length > 0)
       reader.refuse(
         'tls_server_config',
-        `TLS is set here and by ${set.join(', ')}; configure it in one place`,
+        `set here while ${set.join(', ')} set TLS too; configure TLS in one place`,
       )
   }
   if (users.size > 0) {
@@ -89,6 +91,10 @@ export async function loadWebConfig(path: string, variables: SecurityVariables):
   }
   if (reader.problems.length > 0) throw new ConfigError(reader.problems.map((line) => `${within}: ${line}`))
   return { tls, users, headers }
+}
+
+function isNonEmptyMapping(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length > 0
 }
 
 function readHeaders(reader: StrictReader, value: unknown): Record<string, string> {

@@ -174,7 +174,7 @@ test('web config: TLS or authentication set twice, an unknown key, a mismatched 
   await refused(
     ['--web.config.file', file],
     { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') },
-    `WEB_CONFIG_FILE="${file}": tls_server_config: TLS is set here and by TLS_CERT_FILE, TLS_KEY_FILE; configure it in one place`,
+    `WEB_CONFIG_FILE="${file}": tls_server_config: set here while TLS_CERT_FILE, TLS_KEY_FILE set TLS too; configure TLS in one place`,
   )
   const auth = await webConfigFolder([`basic_auth_users:`, `  prometheus: ${hash}`])
   await refused(

@@ -199,10 +199,14 @@ test('web config: TLS or authentication set both here and by the variables is re
   assert.deepEqual(
     await refusal(both, { TLS_CERT_FILE: '/tls/a', TLS_KEY_FILE: '/tls/b', METRICS_AUTH_TOKEN: 't' }),
     [
-      'tls_server_config: TLS is set here and by TLS_CERT_FILE, TLS_KEY_FILE; configure it in one place',
+      'tls_server_config: set here while TLS_CERT_FILE, TLS_KEY_FILE set TLS too; configure TLS in one place',
       'basic_auth_users: basic auth is set here and a bearer token by METRICS_AUTH_TOKEN; use one authentication',
     ],
   )
+  // Versions for the variables' TLS would be ignored: refused too.
+  assert.deepEqual(await refusal('tls_server_config:\n  min_version: TLS13\n', { TLS_CERT_FILE: '/tls/a' }), [
+    'tls_server_config: set here while TLS_CERT_FILE set TLS too; configure TLS in one place',
+  ])
   // Different things from each place: headers from the file, TLS and the token from the variables.
   const headersOnly = await written('http_server_config:\n  headers:\n    X-XSS-Protection: "0"\n')
   const web = await loadWebConfig(headersOnly, {
