@@ -23,15 +23,22 @@ export const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
   .map(([name, value]) => `${name}: ${value}\r\n`)
   .join('')
 
+export interface SecurityHeadersOptions {
+  /** The web configuration file's `http_server_config.headers`: added, or set instead of ours. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
 /**
  * Sets the headers on the raw response of every request before Fastify sees it, so answers
  * Fastify writes without running hooks (the 503 while closing) carry them too. Answers Node
- * writes to the socket itself (400, 408, 431; CONNECT) add SECURITY_HEADER_LINES.
+ * writes to the socket itself (400, 408, 431; CONNECT) add SECURITY_HEADER_LINES, the fixed ones.
  */
-export const securityHeaders = fp(
-  async (app: FastifyInstance) => {
+export const securityHeaders = fp<SecurityHeadersOptions>(
+  async (app: FastifyInstance, options) => {
+    // setHeader's names are case-insensitive: a configured X-Frame-Options replaces ours.
+    const headers = [...Object.entries(SECURITY_HEADERS), ...Object.entries(options.headers)]
     app.server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value)
+      for (const [name, value] of headers) response.setHeader(name, value)
     })
   },
   { name: 'objstore-security-headers', fastify: '5.x' },
