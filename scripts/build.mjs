@@ -5,7 +5,7 @@
  * about half of the start's CPU; one bundle loads a handful of files.
  *
  * - Entry points: main.js (the command line), healthcheck.js (the image's HEALTHCHECK) and the
- *   two worker threads, walk-worker.js and usage-render-worker.js. Every file lands in dist/
+ *   worker threads (walk, usage-render and bcrypt workers). Every file lands in dist/
  *   itself, chunks included, because a worker is started as a sibling of the module starting it
  *   (src/worker-threads.ts) and version.ts reads ../package.json.
  * - Code splitting: what start does not need stays in chunks loaded by `await import()` only when
@@ -40,6 +40,7 @@ export const ENTRY_POINTS = {
   healthcheck: 'src/healthcheck.ts',
   'walk-worker': 'src/sources/fs/walk-worker.ts',
   'usage-render-worker': 'src/collectors/usage-render-worker.ts',
+  'bcrypt-worker': 'src/security/bcrypt-worker.ts',
 }
 
 /** Loaded from node_modules at run time, never bundled (see above). */

@@ -3,13 +3,14 @@ import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
 import type { SecretRedactor } from './logging/secret-redactor.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
-import type { BearerToken } from './security/bearer-token.js'
+import type { RequestAuthenticator } from './security/access.js'
 import type { HttpsOptions } from './security/server-security.js'
 import { openApi } from './server/api/openapi.js'
 import { apiRoutes } from './server/api/routes.js'
 import { connectionLimit } from './server/connection-limits.js'
 import { lazySchemaCompilers } from './server/lazy-compilers.js'
-import { bearerAuth } from './server/plugins/bearer-auth.js'
+import { answerNotFound } from './server/not-found.js'
+import { authentication } from './server/plugins/authentication.js'
 import { loadShedding } from './server/plugins/load-shedding.js'
 import { securityHeaders } from './server/plugins/security-headers.js'
 import { ALLOWED_METHODS, answerClientError, refuseConnect } from './server/raw-answers.js'
@@ -28,8 +29,10 @@ export interface AppDependencies {
   readonly status: ExporterStatus
   /** Serve HTTPS with these (given at construction: Fastify cannot add TLS later). */
   readonly https?: HttpsOptions | undefined
-  /** Require this bearer token on every route but the probes. */
-  readonly token?: BearerToken | undefined
+  /** Require these credentials (a bearer token or basic auth) on every route but the probes. */
+  readonly authenticator?: RequestAuthenticator | undefined
+  /** Headers the web configuration file adds to (or sets instead of) the exporter's own. */
+  readonly headers?: Readonly<Record<string, string>>
   /**
    * Blanks secrets out of the page and the API: error texts may quote the SDK's own credentials
    * (the AWS_* chain) and a URL's credentials as well as our secret variables, in any encoding.
@@ -85,13 +88,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     : Fastify({ ...options, http: limits.nodeOptions })) as unknown as FastifyInstance
   limits.apply(app.server, deps.logger)
   app.server.on('connect', refuseConnect)
-  await app.register(securityHeaders)
+  await app.register(securityHeaders, { headers: deps.headers ?? {} })
   await app.register(loadShedding, {
     maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
     retryAfterSeconds: 10,
   })
-  if (deps.token) await app.register(bearerAuth, { token: deps.token })
-  await app.register(openApi, { bearer: deps.token !== undefined })
+  if (deps.authenticator) await app.register(authentication, { authenticator: deps.authenticator })
+  await app.register(openApi, { authentication: deps.authenticator?.scheme })
   await app.register(healthRoutes, { readiness: deps.readiness })
   const { redactor } = deps
   await app.register(landingRoute, { metricsPath: config.METRICS_PATH, status: deps.status, redactor })
@@ -109,7 +112,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         .code(405)
         .header('Allow', ALLOWED_METHODS)
         .send({ statusCode: 405, error: 'Method Not Allowed', message: `allowed: ${ALLOWED_METHODS}` })
-    return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: 'no such page; see /' })
+    return answerNotFound(request, reply, config.METRICS_PATH)
   })
   return app
 }

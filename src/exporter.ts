@@ -51,6 +51,8 @@ export interface Exporter {
   readonly scanner: UsageScanner
   /** `https` when TLS is on: what a scrape URL starts with. */
   readonly scheme: 'http' | 'https'
+  /** What a request must carry: a bearer token, basic auth (the web configuration file), or nothing. */
+  readonly authentication: 'bearer' | 'basic' | 'none'
   /** Stops background work and the HTTP server; in-flight requests finish first. */
   close(): Promise<void>
 }
@@ -179,7 +181,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     readiness,
     status,
     https: security.https,
-    token: security.token,
+    authenticator: security.authenticator,
+    headers: security.headers,
     redactor: options.redactor ?? secretRedactorOf(config, process.env),
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
@@ -191,6 +194,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     app,
     readiness,
     scheme: security.https ? 'https' : 'http',
+    authentication: security.authenticator?.scheme ?? 'none',
     scanner,
     async close() {
       await security.close()

@@ -38,6 +38,13 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     web: true,
   },
   {
+    flag: '--web.config.file <path>',
+    attribute: 'web.config.file',
+    description: 'Prometheus web configuration file: TLS, basic auth, headers (WEB_CONFIG_FILE)',
+    variables: single('WEB_CONFIG_FILE'),
+    web: true,
+  },
+  {
     flag: '--source <name>',
     attribute: 'source',
     description: 'where bucket figures come from: fs, s3 or rgw (BUCKETS_SOURCE)',

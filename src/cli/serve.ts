@@ -38,8 +38,7 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
     {
       version: VERSION,
       address: `${exporter.scheme}://${config.HOST}:${config.PORT}${config.METRICS_PATH}`,
-      authentication:
-        config.METRICS_AUTH_TOKEN !== '' || config.METRICS_AUTH_TOKEN_FILE !== '' ? 'bearer' : 'none',
+      authentication: exporter.authentication,
       namespace: config.METRICS_NAMESPACE,
       ...summary,
       ...logging.banner,

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { TOKEN_PATTERN } from '../config/env/security.js'
 import { ConfigError } from '../config/load.js'
+import type { RequestAuthenticator } from './access.js'
 
 const TOKEN = new RegExp(TOKEN_PATTERN)
 
@@ -29,6 +30,18 @@ export class BearerToken {
     // Hash even when nothing was presented, so a missing header costs what a wrong one does.
     const equal = timingSafeEqual(digest(presented ?? ''), this.#digest)
     return equal && presented !== undefined
+  }
+}
+
+/** The bearer token's `WWW-Authenticate` challenge. */
+export const AUTH_CHALLENGE = 'Bearer realm="objstore-exporter"'
+
+/** Requests must carry `token` as `Authorization: Bearer <token>`. */
+export function bearerAuthenticator(token: BearerToken): RequestAuthenticator {
+  return {
+    scheme: 'bearer',
+    challenge: AUTH_CHALLENGE,
+    check: (header) => (token.matches(bearerCredentials(header)) ? 'allowed' : 'refused'),
   }
 }
 

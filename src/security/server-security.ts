@@ -2,16 +2,21 @@ import { readFile } from 'node:fs/promises'
 import type { SecureContextOptions, Server as TlsServer } from 'node:tls'
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config/load.js'
-import { BearerToken, tokenFromFile } from './bearer-token.js'
+import type { RequestAuthenticator } from './access.js'
+import { BasicAuthUsers } from './basic-auth.js'
+import { BcryptChecker } from './bcrypt-checker.js'
+import { BearerToken, bearerAuthenticator, tokenFromFile } from './bearer-token.js'
 import { FilePoller, readFailure } from './file-poller.js'
 import {
   parseTlsMaterial,
   readTlsFiles,
   type TlsFiles,
   type TlsMaterial,
+  tlsFileProblem,
   tlsPaths,
   validityProblem,
 } from './tls-material.js'
+import { loadWebConfig, type WebConfig } from './web-config.js'
 
 /** setTimeout's longest delay (about 24.8 days); a longer wait is taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -23,8 +28,10 @@ export type HttpsOptions = SecureContextOptions & { requestCert: boolean; reject
 export interface ServerSecurity {
   /** Set when TLS is on. */
   readonly https: HttpsOptions | undefined
-  /** Set when a bearer token is required. */
-  readonly token: BearerToken | undefined
+  /** Set when credentials are required: a bearer token, or the web configuration file's users. */
+  readonly authenticator: RequestAuthenticator | undefined
+  /** The web configuration file's `http_server_config.headers`, added to every answer. */
+  readonly headers: Readonly<Record<string, string>>
   /** Starts re-reading the token and TLS files; `server` is the HTTPS server when TLS is on. */
   watch(server: TlsServer | undefined): void
   /** Stops re-reading. */
@@ -38,13 +45,16 @@ type SecurityConfig = Pick<
   | 'TLS_CERT_FILE'
   | 'TLS_KEY_FILE'
   | 'TLS_CLIENT_CA_FILE'
+  | 'WEB_CONFIG_FILE'
   | 'SECURITY_FILES_RELOAD_SECONDS'
 >
 
 /**
- * Reads the token file and the TLS files once, at start: anything unreadable, empty, malformed or
- * mismatched is a ConfigError (one line, exit 2). Later changes are applied by watch(); a bad later
- * version is logged and the one in use stays, so a botched rotation never takes the exporter down.
+ * Reads the web configuration file, the token file and the TLS files once, at start: anything
+ * unreadable, empty, malformed or mismatched is a ConfigError (one line each, exit 2). Later
+ * changes to the token and TLS files (the web configuration file's included) are applied by
+ * watch(); a bad later version is logged and the one in use stays, so a botched rotation never
+ * takes the exporter down. The web configuration file itself is read at start only.
  */
 export async function loadServerSecurity(config: SecurityConfig, logger: Logger): Promise<ServerSecurity> {
   const intervalMs = config.SECURITY_FILES_RELOAD_SECONDS * 1000
@@ -63,14 +73,16 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
     token = new BearerToken(tokenFromFile(tokenFile, tokenFileContent))
   }
 
+  const web = config.WEB_CONFIG_FILE === '' ? undefined : await loadWebConfig(config.WEB_CONFIG_FILE, config)
   const tlsFiles: TlsFiles | undefined =
-    config.TLS_CERT_FILE === ''
+    web?.tls ??
+    (config.TLS_CERT_FILE === ''
       ? undefined
       : {
           certFile: config.TLS_CERT_FILE,
           keyFile: config.TLS_KEY_FILE,
           clientCaFile: config.TLS_CLIENT_CA_FILE,
-        }
+        })
   let tlsContents: Buffer[] = []
   let pendingTls: NodeJS.Timeout | undefined
   let https: HttpsOptions | undefined
@@ -81,10 +93,15 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
     https = { ...material.context, requestCert: mutual, rejectUnauthorized: mutual }
     logCertificate(logger, material.summary, mutual, 'TLS certificate loaded')
   }
+  const checker = web && web.users.size > 0 ? new BcryptChecker() : undefined
+  const authenticator =
+    checker && web ? new BasicAuthUsers(web.users, checker) : token && bearerAuthenticator(token)
+  if (web) logWebConfig(logger, config.WEB_CONFIG_FILE, web)
 
   return {
     https,
-    token,
+    authenticator,
+    headers: web?.headers ?? {},
     watch(server) {
       if (intervalMs === 0) return
       if (token && tokenFileContent) {
@@ -150,7 +167,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
               // Checked on rotation only: at start there is nothing else to serve (logged there).
               const problem = validityProblem(material.summary, Date.now())
               if (problem === undefined) return apply(material)
-              refused(`TLS_CERT_FILE="${tlsFiles.certFile}": ${problem.reason}`)
+              refused(tlsFileProblem(tlsFiles, 'cert', problem.reason).message)
               if (problem.kind === 'not yet valid') applyWhenValid(material)
             },
           }),
@@ -159,7 +176,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
     },
     async close() {
       clearTimeout(pendingTls)
-      await Promise.all(pollers.map((poller) => poller.close()))
+      await Promise.all([...pollers.map((poller) => poller.close()), checker?.close()])
     },
   }
 }
@@ -174,4 +191,12 @@ function logCertificate(
   const fields = { ...summary, mutualTls: mutual }
   if (problem) logger.warn(fields, `${message}; ${problem.reason}: clients will refuse it`)
   else logger.info(fields, message)
+}
+
+/** What the file set, in names and counts: never a hash. */
+function logWebConfig(logger: Logger, file: string, web: WebConfig): void {
+  logger.info(
+    { file, tls: web.tls !== undefined, basicAuthUsers: web.users.size, headers: Object.keys(web.headers) },
+    'web configuration file loaded',
+  )
 }

@@ -10,6 +10,42 @@ export interface TlsFiles {
   readonly keyFile: string
   /** Set for mutual TLS: clients must present a certificate these CAs signed. */
   readonly clientCaFile: string
+  /** How a refusal names the files: the TLS_* variables unless the web configuration file set them. */
+  readonly names?: TlsFileNames
+  /** Protocol choices applied with the files (the web configuration file's versions, ciphers, curves). */
+  readonly policy?: TlsPolicy
+}
+
+/** Names of the three files in a refusal: `${within}${cert}="path": reason`. */
+export interface TlsFileNames {
+  readonly cert: string
+  readonly key: string
+  readonly clientCa: string
+  /** What precedes the name: the web configuration file, when the names are its keys. */
+  readonly within: string
+}
+
+export type TlsPolicy = Pick<
+  SecureContextOptions,
+  'minVersion' | 'maxVersion' | 'ciphers' | 'ecdhCurve' | 'honorCipherOrder'
+>
+
+const VARIABLE_NAMES: TlsFileNames = {
+  cert: 'TLS_CERT_FILE',
+  key: 'TLS_KEY_FILE',
+  clientCa: 'TLS_CLIENT_CA_FILE',
+  within: '',
+}
+
+/** A refusal naming one of the files: `TLS_CERT_FILE="/tls/tls.crt": reason`. */
+export function tlsFileProblem(
+  files: TlsFiles,
+  which: 'cert' | 'key' | 'clientCa',
+  reason: string,
+): ConfigError {
+  const names = files.names ?? VARIABLE_NAMES
+  const path = { cert: files.certFile, key: files.keyFile, clientCa: files.clientCaFile }[which]
+  return new ConfigError([`${names.within}${names[which]}="${path}": ${reason}`])
 }
 
 /** Validated material, ready for `https.createServer` or `server.setSecureContext`. */
@@ -34,11 +70,11 @@ export function tlsPaths(files: TlsFiles): string[] {
 
 /** Reads the TLS files; a file that cannot be read is a ConfigError naming its variable. */
 export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
-  const variables = ['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE']
+  const which = ['cert', 'key', 'clientCa'] as const
   return Promise.all(
     tlsPaths(files).map((path, index) =>
       readFile(path).catch((error: unknown) => {
-        throw new ConfigError([`${variables[index]}="${path}": ${readFailure(error)}`])
+        throw tlsFileProblem(files, which[index] ?? 'cert', readFailure(error))
       }),
     ),
   )
@@ -51,11 +87,9 @@ export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
  */
 export function parseTlsMaterial(files: TlsFiles, contents: readonly Buffer[]): TlsMaterial {
   const [certText = '', keyText = '', caText] = contents.map((content) => content.toString('utf8'))
-  const where = (variable: string, path: string) => (reason: string) =>
-    new ConfigError([`${variable}="${path}": ${reason}`])
-  const certProblem = where('TLS_CERT_FILE', files.certFile)
-  const keyProblem = where('TLS_KEY_FILE', files.keyFile)
-  const caProblem = where('TLS_CLIENT_CA_FILE', files.clientCaFile)
+  const certProblem = (reason: string) => tlsFileProblem(files, 'cert', reason)
+  const keyProblem = (reason: string) => tlsFileProblem(files, 'key', reason)
+  const caProblem = (reason: string) => tlsFileProblem(files, 'clientCa', reason)
 
   const chain = certificateBlocks(certText)
   const certificates = parseCertificates(chain, certProblem)
@@ -68,9 +102,11 @@ export function parseTlsMaterial(files: TlsFiles, contents: readonly Buffer[]): 
   const keyPem = keys[0]?.pem ?? ''
   const key = parsePrivateKey(keyPem, keyProblem)
   if (!leaf.checkPrivateKey(key))
-    throw keyProblem('does not match the certificate in TLS_CERT_FILE (a key of another certificate?)')
+    throw keyProblem(
+      `does not match the certificate in ${(files.names ?? VARIABLE_NAMES).cert} (a key of another certificate?)`,
+    )
 
-  const context: SecureContextOptions = { cert: chain.join(''), key: keyPem }
+  const context: SecureContextOptions = { ...files.policy, cert: chain.join(''), key: keyPem }
   if (caText !== undefined) {
     const authorities = certificateBlocks(caText)
     if (authorities.length === 0) throw caProblem('no CERTIFICATE block found')

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
-import { AUTH_CHALLENGE } from '../../src/server/plugins/bearer-auth.js'
+import { AUTH_CHALLENGE } from '../../src/security/bearer-token.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { parseExposition } from '../support/exposition.js'
 

@@ -5,6 +5,7 @@ import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import bcrypt from 'bcryptjs'
 import { sampleValue } from '../support/exposition.js'
 import { REPO_ROOT } from '../support/promtool.js'
 import { scratchFolder } from '../support/scratch.js'
@@ -57,7 +58,13 @@ describe('the built entry (npm run build)', { timeout: 10 * 60_000 }, () => {
 
   it('is a bundle: a few files, no tree of modules, source maps naming src/', () => {
     const files = readdirSync(dist)
-    for (const entry of ['main.js', 'healthcheck.js', 'walk-worker.js', 'usage-render-worker.js'])
+    for (const entry of [
+      'main.js',
+      'healthcheck.js',
+      'walk-worker.js',
+      'usage-render-worker.js',
+      'bcrypt-worker.js',
+    ])
       assert.ok(files.includes(entry), `${entry} built`)
     // The native fs walk sits beside them where a C compiler built it (scripts/build-native.mjs).
     assert.deepEqual(
@@ -131,5 +138,18 @@ describe('the built entry (npm run build)', { timeout: 10 * 60_000 }, () => {
     assert.equal(health.code, 0, health.stderr)
     await assertCleanExit(serving)
     assert.ok(existsSync(join(dist, 'main.js')))
+  })
+
+  it('checks basic auth passwords on its bcrypt thread (bcrypt-worker.js)', async (t) => {
+    const data = await scratchFolder(t)
+    const webConfig = join(data, 'web.yml')
+    await writeFile(webConfig, `basic_auth_users:\n  prometheus: ${await bcrypt.hash('built-pw', 4)}\n`)
+    const serving = await startServingProcess(t, { DATA_DIR: data, WEB_CONFIG_FILE: webConfig }, folder, {
+      entry: join(dist, 'main.js'),
+    })
+    const authorization = `Basic ${Buffer.from('prometheus:built-pw').toString('base64')}`
+    assert.equal((await fetch(`${serving.baseUrl}/metrics`)).status, 401)
+    assert.equal((await fetch(`${serving.baseUrl}/metrics`, { headers: { authorization } })).status, 200)
+    await assertCleanExit(serving)
   })
 })

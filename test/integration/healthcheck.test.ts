@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,6 +43,40 @@ test('healthy over HTTPS when TLS_CERT_FILE is set', { skip: await opensslSkipRe
   assert.deepEqual(await healthcheck(env), { code: 0, stderr: '' })
   // Plain HTTP to a TLS port is not healthy: the check follows the configuration.
   assert.equal((await healthcheck({ PORT: String(running.port) })).code, 1)
+})
+
+test('healthy over HTTPS when WEB_CONFIG_FILE turns TLS on, over HTTP when it does not', {
+  skip: await opensslSkipReason(),
+}, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'objstore-healthcheck-web-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const pki = new TestPki(dir)
+  const server = await pki.issue('server', await pki.authority('root'), 'server')
+  const tlsConfig = join(dir, 'tls.yml')
+  await writeFile(
+    tlsConfig,
+    `tls_server_config:\n  cert_file: ${server.certFile}\n  key_file: ${server.keyFile}\n`,
+  )
+  // Versions alone do not turn TLS on (exporter-toolkit's rule): plain HTTP.
+  const versionsOnly = join(dir, 'versions.yml')
+  await writeFile(versionsOnly, 'tls_server_config:\n  min_version: TLS13\n')
+  const https = await startExporter({ WEB_CONFIG_FILE: tlsConfig })
+  t.after(() => https.close())
+  const http = await startExporter({ WEB_CONFIG_FILE: versionsOnly })
+  t.after(() => http.close())
+  assert.match(https.baseUrl, /^https:/)
+  assert.match(http.baseUrl, /^http:/)
+  assert.deepEqual(await healthcheck({ PORT: String(https.port), WEB_CONFIG_FILE: tlsConfig }), {
+    code: 0,
+    stderr: '',
+  })
+  assert.deepEqual(await healthcheck({ PORT: String(http.port), WEB_CONFIG_FILE: versionsOnly }), {
+    code: 0,
+    stderr: '',
+  })
+  const missing = await healthcheck({ PORT: String(http.port), WEB_CONFIG_FILE: join(dir, 'gone.yml') })
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /^healthcheck: WEB_CONFIG_FILE: ENOENT/)
 })
 
 test('unhealthy when nothing answers on the port', async () => {

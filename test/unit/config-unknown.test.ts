@@ -31,6 +31,9 @@ test('mistyped security settings stop start-up with one line naming the closest 
     ['METRICS_AUTH_TOKEN_PATH', 'METRICS_AUTH_TOKEN_FILE'],
     ['S3_SECRET_KEY', 'S3_SECRET_ACCESS_KEY'],
     ['metrics_auth_token', 'METRICS_AUTH_TOKEN'],
+    // The web configuration file holds TLS and basic auth: a misspelt name would serve without them.
+    ['WEB_CONFIG', 'WEB_CONFIG_FILE'],
+    ['WEB_CONFIG_PATH', 'WEB_CONFIG_FILE'],
   ]
   for (const [name, closest] of cases) {
     const secret = 'tok3n-value'

@@ -35,11 +35,16 @@ export const securityEnv = {
     description:
       'PEM CA certificate(s): when set, every client must present a certificate they signed (mutual TLS).',
   }),
+  WEB_CONFIG_FILE: Type.String({
+    default: '',
+    description:
+      'Prometheus web configuration file (the exporter-toolkit format every official exporter reads, also `--web.config.file`): `tls_server_config`, `basic_auth_users` (bcrypt), `http_server_config.headers`. Read at start; unknown keys are refused. TLS and authentication each come from the file or from the variables above, not both. See docs/security.md.',
+  }),
   SECURITY_FILES_RELOAD_SECONDS: Type.Integer({
     default: 30,
     minimum: 0,
     maximum: 86400,
     description:
-      'How often the token and TLS files are read again; a changed file takes effect for new connections without a restart (0: read at start only).',
+      'How often the token and TLS files (those the web configuration file names included) are read again; a changed file takes effect for new connections without a restart (0: read at start only).',
   }),
 }

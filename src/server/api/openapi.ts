@@ -3,8 +3,8 @@ import fp from 'fastify-plugin'
 import { VERSION } from '../../version.js'
 
 export interface OpenApiOptions {
-  /** Whether a bearer token guards the routes (METRICS_AUTH_TOKEN or its file). */
-  readonly bearer: boolean
+  /** What guards the routes: a bearer token (METRICS_AUTH_TOKEN or its file), basic auth, nothing. */
+  readonly authentication: 'bearer' | 'basic' | undefined
 }
 
 /** What @fastify/swagger needs of a route to describe it. */
@@ -29,10 +29,14 @@ async function generate(routes: readonly RouteShape[], options: OpenApiOptions):
             'Bucket usage, drives and status from the same snapshot /metrics serves. See docs/api.md.',
         },
         tags: [{ name: 'api', description: 'Read-only views of the last scan and scrape' }],
-        ...(options.bearer
+        ...(options.authentication
           ? {
-              components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-              security: [{ bearer: [] }],
+              components: {
+                securitySchemes: {
+                  [options.authentication]: { type: 'http', scheme: options.authentication },
+                },
+              },
+              security: [{ [options.authentication]: [] }],
             }
           : {}),
       },
