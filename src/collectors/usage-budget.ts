@@ -11,7 +11,7 @@ import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
 import { FigureSums, sumFigures } from '../record/usage-sums.js'
 import { type BucketRecord, byName } from '../snapshot/snapshot.js'
-import { measuredBytes } from '../snapshot/stored-records.js'
+import { figuresOf, measuredBytes } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
@@ -90,7 +90,7 @@ export async function planBuckets(
   // In slices: at 100,000 buckets the sum is hundreds of ms (more for records still stored).
   const sums = new FigureSums()
   await eachInSlices(rest, (record) => {
-    const usage = record.usage
+    const usage = figuresOf(record)
     if (usage) sums.add(usage)
   })
   if (sums.count > 0) itemised.push({ kind: 'other', buckets: rest.length, usage: sums.figures() })

@@ -4,7 +4,7 @@ import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../m
 import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
-import { storedLine } from '../snapshot/stored-records.js'
+import { figuresOf, storedLine } from '../snapshot/stored-records.js'
 import { startSiblingWorker } from '../worker-threads.js'
 import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
@@ -54,7 +54,8 @@ export async function renderUsageBlock(
   // Summed in slices: at 100,000 buckets the sums are some 100 ms of work.
   const sums = new UsageTotals()
   const slices = new Slices()
-  for (const { usage } of snapshot.buckets) {
+  for (const record of snapshot.buckets) {
+    const usage = figuresOf(record)
     if (usage) sums.add(usage)
     if (slices.due) {
       await slices.next()

@@ -15,6 +15,7 @@ import {
   OBJECT_SIZE_BOUNDS,
 } from '../record/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
+import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
@@ -214,7 +215,10 @@ export class UsageTotals {
 /** The totals of every measured bucket of `snapshot`, in one go. */
 export function usageTotalsOf(snapshot: UsageSnapshot): UsageTotals {
   const totals = new UsageTotals()
-  for (const { usage } of snapshot.buckets) if (usage) totals.add(usage)
+  for (const record of snapshot.buckets) {
+    const usage = figuresOf(record)
+    if (usage) totals.add(usage)
+  }
   return totals
 }
 
@@ -253,7 +257,7 @@ export function writeSnapshotTotals(
 /** One bucket's series: its scan health, and its figures when it was ever measured. */
 export function writeBucketSeries(out: Sink, record: BucketRecord): void {
   // Read once: a record loaded from the state file decodes its figures on each read (stored-records.ts).
-  const usage = record.usage
+  const usage = figuresOf(record)
   writeScanHealth(out, record, usage)
   if (usage) writeBucketUsage(out, record.name, usage)
 }

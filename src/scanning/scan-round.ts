@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { eachInSlices, keptInSlices, Slices } from '../event-loop-slices.js'
 import { type BucketRecord, inOrder, type RecordsByName, sortedRecordsByName } from '../snapshot/snapshot.js'
+import { figuresOf } from '../snapshot/stored-records.js'
 import { linkedAbort } from '../sources/linked-abort.js'
 import { ListingSlots } from '../sources/listings-in-flight.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from '../sources/types.js'
@@ -68,7 +69,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       source.beginScan({
         signal: boundedSignal,
         startedMs,
-        previous: (bucket) => previous.get(bucket)?.usage,
+        previous: (bucket) => figuresOf(previous.get(bucket)),
         ...(fixedBuckets ? { fixedBuckets } : {}),
       }),
     )
@@ -250,9 +251,10 @@ function mergeRecord(
     return undefined
   }
   failures.failed(name, error)
+  const lastGood = figuresOf(previous)
   return {
     name,
-    ...(previous?.usage ? { usage: previous.usage } : {}),
+    ...(lastGood ? { usage: lastGood } : {}),
     scanSuccess: false,
     scanDurationSeconds: outcome.seconds,
     ...(previous?.lastSuccessSeconds !== undefined

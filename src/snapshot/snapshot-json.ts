@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import type { BucketRecord, UsageSnapshot } from './snapshot.js'
-import { measuredBytes, measuredObjects } from './stored-records.js'
+import { figuresOf, measuredBytes, measuredObjects } from './stored-records.js'
 
 /**
  * A snapshot as JSON for people and scripts: `scan --once --format json` and the JSON API
@@ -66,7 +66,7 @@ export type ScanJson = Static<typeof ScanJsonSchema>
 
 /** One bucket record as JSON. */
 export function bucketJson(record: BucketRecord): BucketJson {
-  const { usage } = record
+  const usage = figuresOf(record)
   return {
     name: record.name,
     bytes: usage?.bytes ?? null,

@@ -3,7 +3,6 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { BucketUsageSchema } from '../record/bucket-usage-schema.js'
 import { usageInvariantProblem } from '../record/record-invariants.js'
 import { type UserScan, type UserScanSchema, userScanProblem } from '../record/user-usage.js'
-import { compileRecordCheck } from './record-check.js'
 import { type BucketRecord, byName, type UsageSnapshot } from './snapshot.js'
 
 /*
@@ -49,8 +48,6 @@ export const BucketRecordSchema = Type.Object({
 })
 /** Compiled once: 10,000 records take some 30 ms to check this way, 370-750 ms interpreted. */
 const bucketRecordCheck = TypeCompiler.Compile(BucketRecordSchema)
-/** The same check in plain loops (record-check.ts), for the 100,000 records of a large file. */
-const bucketRecordValid = compileRecordCheck(BucketRecordSchema)
 
 /** The snapshot's outline: all but its bucket records. */
 const OutlineProperties = {
@@ -138,7 +135,7 @@ export function recordValid(record: unknown, nowMs: number): record is BucketRec
  * the check, and a file may hold a million broken lines.
  */
 export function recordProblem(record: unknown, nowMs: number, explain = true): string | undefined {
-  if (!bucketRecordValid(record)) {
+  if (!bucketRecordCheck.Check(record)) {
     if (!explain) return 'invalid'
     const first = bucketRecordCheck.Errors(record).First()
     return first ? `${first.path || '/'} = ${shown(first.value)}: ${first.message}` : 'unknown shape'

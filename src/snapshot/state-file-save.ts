@@ -14,6 +14,7 @@ import {
   recordValid,
 } from './state-file-format.js'
 import { notRegular } from './state-file-kind.js'
+import { storedLine } from './stored-records.js'
 
 /* The state file's writing: atomic (temporary file, fsync, rename), in slices, symlinks followed. */
 
@@ -157,14 +158,16 @@ async function* serialise(
   const slices = new Slices()
   for (const record of buckets) {
     const { name } = record
-    if (!recordValid(record, nowMs))
+    // A record still held as its line (checked when loaded, never edited) is written as it is.
+    const line = storedLine(record)
+    if (line === undefined && !recordValid(record, nowMs))
       refused.add(
         () => name,
         () => `not a valid bucket record (${recordProblem(record, nowMs)})`,
       )
     else if ((counts.get(name) ?? 0) > 1) twice.add(name)
     else {
-      text += `${JSON.stringify(record)}\n`
+      text += `${line === undefined ? JSON.stringify(record) : line.toString('utf8')}\n`
       written++
     }
     if (slices.due) {
