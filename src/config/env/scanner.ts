@@ -2,6 +2,9 @@ import { Type } from '@sinclair/typebox'
 import { describeSources, SOURCE_NAMES } from '../../scanner/sources/list.js'
 import {
   BucketFilterSyntaxError,
+  type Glob,
+  MAX_GLOB_LENGTH,
+  MAX_GLOBS,
   parseGlobList,
   parseNameList,
   parseShard,
@@ -46,12 +49,11 @@ export const scannerEnv = {
   }),
   BUCKETS_INCLUDE: Type.String({
     default: '',
-    description:
-      'Comma-separated glob patterns (`*`, `?`, `[a-z]`, `[!x]`); when set, only matching buckets are measured.',
+    description: `Comma-separated glob patterns (\`*\`, \`?\`, \`[a-z]\`, \`[!x]\`), at most ${MAX_GLOBS} of ${MAX_GLOB_LENGTH} characters each; when set, only matching buckets are measured.`,
   }),
   BUCKETS_EXCLUDE: Type.String({
     default: '',
-    description: 'Comma-separated glob patterns of buckets never measured (wins over `BUCKETS_INCLUDE`).',
+    description: `Comma-separated glob patterns of buckets never measured (wins over \`BUCKETS_INCLUDE\`), at most ${MAX_GLOBS} of ${MAX_GLOB_LENGTH} characters each.`,
   }),
   SHARD: Type.String({
     default: '',
@@ -76,8 +78,8 @@ interface ScannerVariables {
 export interface BucketSelection {
   /** BUCKETS: measure exactly these instead of listing; empty for every bucket. */
   readonly BUCKETS: readonly string[]
-  readonly BUCKETS_INCLUDE: readonly RegExp[]
-  readonly BUCKETS_EXCLUDE: readonly RegExp[]
+  readonly BUCKETS_INCLUDE: readonly Glob[]
+  readonly BUCKETS_EXCLUDE: readonly Glob[]
   /** SHARD; undefined for no sharding. */
   readonly SHARD: Shard | undefined
 }
@@ -91,7 +93,7 @@ export function parseBucketSelection(raw: ScannerVariables): {
   readonly problems: string[]
 } {
   const problems: string[] = []
-  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): RegExp[] => {
+  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): Glob[] => {
     try {
       return parseGlobList(raw[name])
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
+import { BucketFilterSyntaxError, compileGlob, type Glob } from '../../config/bucket-selection.js'
 import { type BucketRecord, byName } from '../../scanner/snapshot.js'
 import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
 import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
@@ -52,7 +52,7 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
           message: 'no usage snapshot yet: the first scan is running',
         })
       const { sort = 'name', prefix, match, limit = 1000 } = request.query
-      let glob: RegExp | undefined
+      let glob: Glob | undefined
       try {
         glob = match === undefined ? undefined : compileGlob(match)
       } catch (error) {
