@@ -6,6 +6,7 @@ import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
 import { VERSION } from '../../version.js'
 import { redactSecrets } from '../redact-secrets.js'
 import type { ExporterStatus } from '../status.js'
+import { decimalQuery } from './decimal-query.js'
 import {
   type BucketsQuery,
   BucketsQuerySchema,
@@ -42,6 +43,7 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
         querystring: BucketsQuerySchema,
         response: { 200: BucketsResponseSchema, 400: ErrorResponseSchema, 503: ErrorResponseSchema },
       },
+      preValidation: decimalQuery(BucketsQuerySchema),
     },
     async (request, reply) => {
       const snapshot = status.usage()
