@@ -10,3 +10,9 @@ export function shownValue(value: string): string {
   if (value.length <= SHOWN_VALUE_LENGTH) return JSON.stringify(value)
   return `${JSON.stringify(value.slice(0, SHOWN_VALUE_LENGTH))}... (${value.length} characters)`
 }
+
+/** shownValue without the quotes, for text a line shows bare (a list of names). */
+export function shownText(text: string): string {
+  if (text.length <= SHOWN_VALUE_LENGTH) return text
+  return `${text.slice(0, SHOWN_VALUE_LENGTH)}... (${text.length} characters)`
+}

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { SecureContextOptions, Server as TlsServer } from 'node:tls'
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 import { BearerToken, tokenFromFile } from './bearer-token.js'
 import { FilePoller, readFailure } from './file-poller.js'
 import {
@@ -58,7 +59,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
   const tokenFile = config.METRICS_AUTH_TOKEN_FILE
   if (tokenFile !== '') {
     tokenFileContent = await readFile(tokenFile).catch((error: unknown) => {
-      throw new ConfigError([`METRICS_AUTH_TOKEN_FILE="${tokenFile}": ${readFailure(error)}`])
+      throw new ConfigError([`METRICS_AUTH_TOKEN_FILE=${shownValue(tokenFile)}: ${readFailure(error)}`])
     })
     token = new BearerToken(tokenFromFile(tokenFile, tokenFileContent))
   }
@@ -150,7 +151,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
               // Checked on rotation only: at start there is nothing else to serve (logged there).
               const problem = validityProblem(material.summary, Date.now())
               if (problem === undefined) return apply(material)
-              refused(`TLS_CERT_FILE="${tlsFiles.certFile}": ${problem.reason}`)
+              refused(`TLS_CERT_FILE=${shownValue(tlsFiles.certFile)}: ${problem.reason}`)
               if (problem.kind === 'not yet valid') applyWhenValid(material)
             },
           }),

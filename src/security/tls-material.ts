@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createSecureContext, type SecureContextOptions } from 'node:tls'
 import { ConfigError } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 import { readFailure } from './file-poller.js'
 import { certificateBlocks, privateKeyBlocks } from './pem.js'
 
@@ -38,7 +39,7 @@ export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
   return Promise.all(
     tlsPaths(files).map((path, index) =>
       readFile(path).catch((error: unknown) => {
-        throw new ConfigError([`${variables[index]}="${path}": ${readFailure(error)}`])
+        throw new ConfigError([`${variables[index]}=${shownValue(path)}: ${readFailure(error)}`])
       }),
     ),
   )
@@ -52,7 +53,7 @@ export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
 export function parseTlsMaterial(files: TlsFiles, contents: readonly Buffer[]): TlsMaterial {
   const [certText = '', keyText = '', caText] = contents.map((content) => content.toString('utf8'))
   const where = (variable: string, path: string) => (reason: string) =>
-    new ConfigError([`${variable}="${path}": ${reason}`])
+    new ConfigError([`${variable}=${shownValue(path)}: ${reason}`])
   const certProblem = where('TLS_CERT_FILE', files.certFile)
   const keyProblem = where('TLS_KEY_FILE', files.keyFile)
   const caProblem = where('TLS_CLIENT_CA_FILE', files.clientCaFile)

@@ -11,6 +11,7 @@ import {
   type Shard,
 } from '../bucket-selection.js'
 import { StringEnum } from '../schema-helpers.js'
+import { shownValue } from '../shown-value.js'
 
 /**
  * The background bucket-usage scanner and its bucket selection. BUCKETS_SOURCE's values come from
@@ -99,7 +100,7 @@ export function parseBucketSelection(raw: ScannerVariables): {
     } catch (error) {
       if (!(error instanceof BucketFilterSyntaxError)) throw error
       problems.push(
-        `${name}=${JSON.stringify(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
+        `${name}=${shownValue(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
       )
       return []
     }
@@ -111,7 +112,7 @@ export function parseBucketSelection(raw: ScannerVariables): {
     shard = parseShard(raw.SHARD)
   } catch (error) {
     if (!(error instanceof BucketFilterSyntaxError)) throw error
-    problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
+    problems.push(`SHARD=${shownValue(raw.SHARD)}: ${error.message}`)
   }
   const selection = Object.freeze({
     BUCKETS: Object.freeze(parseNameList(raw.BUCKETS)),
