@@ -8,7 +8,7 @@ import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.j
 
 /**
  * `objstore-exporter serve` (the default command, and `npm start`): serves /metrics until SIGTERM
- * or SIGINT. Everything that touches process state (env, signals, exit codes) lives here.
+ * or SIGINT; SIGHUP is logged and ignored. Everything that touches process state (env, signals, exit codes) lives here.
  */
 export async function serve(options: Readonly<Record<string, unknown>>): Promise<void> {
   let loaded: LoadedConfig
@@ -81,6 +81,14 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  // SIGHUP's default action ends a process without a word (a closed terminal, an init system or
+  // an operator expecting a reload). There is nothing to reload: say so, and keep serving.
+  process.on('SIGHUP', (signal) =>
+    logger.warn(
+      { signal },
+      'SIGHUP ignored: the configuration is read once, at start; restart to apply a change',
+    ),
+  )
 }
 
 /**

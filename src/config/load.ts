@@ -17,6 +17,7 @@ import {
   SECRET_VARIABLES,
 } from './schema.js'
 import { UNOPTIMISED_AJV as ajv, describeExpected, type PropertySchema } from './schema-helpers.js'
+import { shownValue as quoted } from './shown-value.js'
 import {
   driveListText,
   emptyValueProblems,
@@ -283,8 +284,11 @@ function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string,
   return [...lines.values()]
 }
 
-/** A bad value as an error line may show it: secrets hidden, URLs without their credentials. */
+/**
+ * A bad value as an error line may show it: secrets hidden, URLs without their credentials, a
+ * long one cut (shown-value.ts).
+ */
 function shownValue(name: string, value: string): string {
   if (SECRET_VARIABLES.has(name)) return '(value hidden)'
-  return JSON.stringify(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
+  return quoted(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
 }

@@ -21,6 +21,7 @@ import {
   OBJECT_SIZE_BOUNDS,
   sizeBoundSlot,
 } from './size-ranges.js'
+import { classKey } from './storage-classes.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>
@@ -122,7 +123,7 @@ export class UsageAccumulator {
     this.#ages?.add(age, size)
     if (this.#storageClassBytes) {
       // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
-      const key = storageClass || 'STANDARD'
+      const key = classKey(this.#storageClassBytes, storageClass || 'STANDARD')
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
       if (this.#storageClassAges) {
         const ages = this.#storageClassAges.get(key) ?? ageCounts()

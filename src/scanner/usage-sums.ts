@@ -9,6 +9,7 @@
  */
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
+import { classKey } from './storage-classes.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -176,8 +177,13 @@ function addInto(sum: Sum | undefined, value: Figure): Sum {
     })
     return out
   }
+  // A count per key is a count per storage class: a sum keeps as many classes as a bucket does.
   const out = (sum as Record<string, number | number[]> | undefined) ?? {}
-  for (const [key, count] of Object.entries(value)) out[key] = addInto(out[key], count) as number | number[]
+  for (const [name, count] of Object.entries(value)) {
+    // Only a key the sum lacks needs the count (rare: a few per sum).
+    const key = Object.hasOwn(out, name) ? name : classKey(new Set(Object.keys(out)), name)
+    out[key] = addInto(out[key], count) as number | number[]
+  }
   return out
 }
 

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { MAX_GLOB_LENGTH } from '../../config/bucket-selection.js'
 import { BucketJsonSchema, UsageTotalsSchema } from '../../scanner/snapshot-json.js'
 
 /**
@@ -29,7 +30,7 @@ export const BucketsQuerySchema = Type.Object(
     ),
     match: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_GLOB_LENGTH,
         description:
           'Only buckets whose name matches this glob (`*`, `?`, `[a-z]`, `[!x]`), as BUCKETS_INCLUDE.',
       }),
