@@ -1,7 +1,13 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../scanner/sources/s3/settings.js'
-import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
+import {
+  type BucketGroup,
+  bucketGroupsOf,
+  bucketMetricsProblem,
+  type ScanFolds,
+  scanFoldsOf,
+} from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
@@ -30,12 +36,14 @@ import { withoutCredentials } from './url-credentials.js'
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
- * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts).
+ * BUCKET_GROUPS and SCAN_FOLDS are not variables: the groups BUCKET_METRICS writes, and what it
+ * asks the scan to fold (bucket-groups.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+    BUCKET_GROUPS: readonly BucketGroup[]
     SCAN_FOLDS: ScanFolds
   } & BucketSelection
 >
@@ -251,9 +259,16 @@ function checkRelations(raw: Env): Config {
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
+  const bucketMetrics = bucketMetricsProblem(raw.BUCKET_METRICS)
+  if (bucketMetrics !== undefined) problems.push(bucketMetrics)
   if (problems.length > 0) throw new ConfigError(problems)
   const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
-  return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
+  return Object.freeze({
+    ...raw,
+    ...parsed,
+    BUCKET_GROUPS: bucketGroupsOf(raw.BUCKET_METRICS),
+    SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS),
+  })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {
