@@ -20,7 +20,7 @@ test('bad configuration: one line per bad variable, no stack trace, non-zero exi
   const lines = process.stderr().trim().split('\n')
   assert.deepEqual(lines.sort(), [
     'objstore-exporter: invalid configuration: EC_PARITY="x": expected an integer >= 0 and <= 1024',
-    'objstore-exporter: invalid configuration: LOG_MODE="loud": expected one of json, pretty, quiet',
+    'objstore-exporter: invalid configuration: LOG_MODE="loud": expected one of auto, json, logfmt, pretty, quiet',
     'objstore-exporter: invalid configuration: PORT="abc": expected an integer >= 1 and <= 65535',
   ])
   assert.equal(process.stdout(), '')
