@@ -36,7 +36,7 @@ export interface SeriesBudget {
 export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
 
 /** The buckets BUCKETS_TOP_N did not itemise, as one row of summed figures. */
-export interface OtherBuckets {
+interface OtherBuckets {
   readonly kind: 'other'
   /** How many buckets (measured or not) the row stands for. */
   readonly buckets: number
@@ -122,7 +122,7 @@ export class SeriesCounter<F extends Families> implements MetricSink<F> {
 }
 
 /** Writes one planned row: a bucket's series, or the `_other` row's (no scan health but unreadable entries). */
-export function writePlanned(out: Sink, row: PlannedBucket): void {
+function writePlanned(out: Sink, row: PlannedBucket): void {
   if (!('kind' in row)) {
     writeBucketSeries(out, row)
     return

@@ -77,7 +77,7 @@ export function bucketGroupsOf(bucketMetrics: string): readonly BucketGroup[] {
  * Default groups whose figures cost the scan requests of their own: asked only while written
  * (BUCKET_METRICS empty, `default`, `all`, or the group named).
  */
-export const SCANNED_DEFAULT_GROUPS = ['multipart'] as const satisfies readonly BucketGroup[]
+const SCANNED_DEFAULT_GROUPS = ['multipart'] as const satisfies readonly BucketGroup[]
 type ScannedDefaultGroup = (typeof SCANNED_DEFAULT_GROUPS)[number]
 
 /**

@@ -68,7 +68,7 @@ export interface LoadOptions {
 }
 
 /** A variable that looks meant for the exporter but is not one of its names; worth a warning. */
-export interface ConfigWarning {
+interface ConfigWarning {
   readonly variable: string
   readonly closest: string
   /** Where it was set: `the environment` or `.env line 3`. */

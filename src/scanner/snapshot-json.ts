@@ -52,7 +52,7 @@ export const UsageTotalsSchema = Type.Object(
   { additionalProperties: false, description: 'Summed over the buckets shown.' },
 )
 
-export const ScanJsonSchema = Type.Object(
+const ScanJsonSchema = Type.Object(
   {
     source: Type.String({ description: 'BUCKETS_SOURCE' }),
     sourceUp: Type.Boolean(),

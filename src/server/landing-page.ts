@@ -119,7 +119,7 @@ ${rows.join('\n')}
 }
 
 /** The share of a drive in use as df's Use% computes it: used / (used + available). */
-export function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
+function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
   const usable = capacity.usedBytes + capacity.freeBytes
   return usable > 0 ? capacity.usedBytes / usable : 0
 }
@@ -188,7 +188,7 @@ meter { width: 12rem; height: 1rem; vertical-align: middle; }
 /** The Content-Security-Policy source that allows exactly this page's inline style. */
 export const LANDING_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 }
 

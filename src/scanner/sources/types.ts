@@ -17,8 +17,8 @@ import type { SourceRequests } from './request-counter.js'
  * exposition can be rendered once per snapshot.
  */
 
-export type { BucketUsage, MultipartUsage, VersionUsage } from '../bucket-usage.js'
-export type { UserScan, UserUsage } from '../user-usage.js'
+export type { BucketUsage, MultipartUsage } from '../bucket-usage.js'
+export type { UserScan } from '../user-usage.js'
 
 export interface BeginScanOptions {
   readonly signal: AbortSignal
