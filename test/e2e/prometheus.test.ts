@@ -16,7 +16,7 @@ import { startExporter } from '../support/exporter.js'
 import type { ParsedExposition } from '../support/exposition.js'
 import { LogReceiver } from '../support/log-receiver.js'
 import { startLoggingExporter } from '../support/logging-exporter.js'
-import { eventually, type RunningPrometheus, startPrometheus } from '../support/prometheus.js'
+import { type RunningPrometheus, startPrometheus } from '../support/prometheus.js'
 import { dashboardQueries, fillGrafanaVariables, readRules, variableQueries } from '../support/promql.js'
 import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 import { type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js'
@@ -24,6 +24,7 @@ import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { MiB, rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
 import { startXmlStore, versionedBucket, type XmlStore } from '../support/s3-xml-store.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
+import { waitForValue } from '../support/wait-for.js'
 
 /**
  * Seven exporters scraped by one real Prometheus (every second, each through a proxy that keeps
@@ -145,10 +146,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     rgwClient.destroy()
     await rgw.setBucketQuota('capped', { maxBytes: 64 * MiB })
     // The rgw exporter scans once: the requests above must be in the usage log by then.
-    await eventually("the bucket's requests in RGW's usage log", 60_000, async () => {
-      const shown = await rgw.radosgwAdmin(['usage', 'show', '--uid=objstore-test'])
-      return shown.includes('"bucket": "capped"') ? true : undefined
-    })
+    await waitForValue(
+      "the bucket's requests in RGW's usage log",
+      async () => {
+        const shown = await rgw.radosgwAdmin(['usage', 'show', '--uid=objstore-test'])
+        return shown.includes('"bucket": "capped"') ? true : undefined
+      },
+      { timeoutMs: 60_000, intervalMs: 200, retryErrors: true },
+    )
 
     const exporters: Array<[string, Record<string, string>]> = [
       ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1' }],
@@ -197,10 +202,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       ],
       ruleFiles: [ALERTS, BACKUP_THRESHOLDS],
     })
-    await eventually('two scrapes of every target stored by Prometheus', 30_000, async () => {
-      const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 2`)
-      return stored.length === targets.length ? true : undefined
-    })
+    await waitForValue(
+      'two scrapes of every target stored by Prometheus',
+      async () => {
+        const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 2`)
+        return stored.length === targets.length ? true : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
   })
 
   after(async () => {
@@ -378,17 +387,21 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
     const shipped = [...readRules(ALERTS), ...readRules(BACKUP_THRESHOLDS)]
-    const rules = await eventually('every rule evaluated', 20_000, async () => {
-      const data = await prometheus.api<{
-        groups: Array<{
-          rules: Array<{ name: string; health: string; lastError?: string; lastEvaluation: string }>
-        }>
-      }>('rules')
-      const all = data.groups.flatMap((group) => group.rules)
-      return all.length === shipped.length && all.every((rule) => !rule.lastEvaluation.startsWith('0001-'))
-        ? all
-        : undefined
-    })
+    const rules = await waitForValue(
+      'every rule evaluated',
+      async () => {
+        const data = await prometheus.api<{
+          groups: Array<{
+            rules: Array<{ name: string; health: string; lastError?: string; lastEvaluation: string }>
+          }>
+        }>('rules')
+        const all = data.groups.flatMap((group) => group.rules)
+        return all.length === shipped.length && all.every((rule) => !rule.lastEvaluation.startsWith('0001-'))
+          ? all
+          : undefined
+      },
+      { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(
       rules
         .filter((rule) => rule.health !== 'ok')
@@ -403,10 +416,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     // sources list neither uploads' parts nor versions, so they have no such series.
     const reclaimable = 10 * MiB + 142 + 80
     const rows = async (name: string) => {
-      const found = await eventually(`${name} recorded for both buckets`, 20_000, async () => {
-        const samples = await prometheus.query(name)
-        return samples.length >= 2 ? samples : undefined
-      })
+      const found = await waitForValue(
+        `${name} recorded for both buckets`,
+        async () => {
+          const samples = await prometheus.query(name)
+          return samples.length >= 2 ? samples : undefined
+        },
+        { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
+      )
       return found
         .map(({ metric, value }) => {
           const { __name__, job, instance, bucket, ...more } = metric
@@ -439,10 +456,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       ({ panel, refId }) => panel === 'Reclaimable bytes by bucket' && refId === 'A',
     )
     assert.ok(query, 'the dashboard has the reclaimable table')
-    const rows = await eventually('both buckets in the table', 15_000, async () => {
-      const found = await prometheus.query(fillGrafanaVariables(query.expr))
-      return found.length >= 2 ? found : undefined
-    })
+    const rows = await waitForValue(
+      'both buckets in the table',
+      async () => {
+        const found = await prometheus.query(fillGrafanaVariables(query.expr))
+        return found.length >= 2 ? found : undefined
+      },
+      { timeoutMs: 15_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(
       [...rows]
         .sort((a, b) => String(a.metric.bucket).localeCompare(String(b.metric.bucket)))
@@ -461,9 +482,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   })
 
   test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
-    const alerts = await eventually(
+    const alerts = await waitForValue(
       'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
-      20_000,
       async () => {
         const data = await prometheus.api<{
           alerts: Array<{
@@ -477,6 +497,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
           ? data.alerts
           : undefined
       },
+      { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
     )
     const named = (name: string) => alerts.filter((alert) => alert.labels.alertname === name)
     assert.deepEqual(
@@ -520,10 +541,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       test(`${query.panel} / ${query.refId}`, async () => {
         // A scrape that times out (1 s, on a loaded machine) marks its target's series stale until
         // the next one: ask again for a while before calling a panel empty.
-        await eventually(`data for ${expr}`, 15_000, async () => {
-          const result = await prometheus.query(expr)
-          return result.length > 0 ? result : undefined
-        })
+        await waitForValue(
+          `data for ${expr}`,
+          async () => {
+            const result = await prometheus.query(expr)
+            return result.length > 0 ? result : undefined
+          },
+          { timeoutMs: 15_000, intervalMs: 200, retryErrors: true },
+        )
       })
     }
   })
