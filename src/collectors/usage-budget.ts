@@ -79,7 +79,7 @@ export async function planBuckets(
 
 /**
  * The `_other` row's figures: the additive figures of `usages` summed (ADDITIVE_FIGURES, the one
- * list the fs walk's merge uses too); the others (NOT_ADDITIVE_FIGURES: the largest object, times,
+ * list the merge of a bucket's parts uses too); the others (NOT_ADDITIVE_FIGURES: the largest object, times,
  * the quota, prefixes, info) have no meaning for a sum of buckets and are left out.
  */
 export function sumUsage(usages: readonly BucketUsage[]): BucketUsage {
