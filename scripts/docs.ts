@@ -103,6 +103,7 @@ const GROUP_TITLES: Readonly<Record<FamilyGroup, string>> = {
   drives: 'Drives and cluster capacity',
   usage: 'Bucket usage',
   scanner: 'Scan health',
+  prices: 'Prices (STORAGE_PRICES, REQUEST_PRICES)',
   exporter: 'The exporter itself',
   logger: 'HTTP log target',
   test: 'Test',

@@ -9,6 +9,7 @@ import { openApi } from './server/api/openapi.js'
 import { apiRoutes } from './server/api/routes.js'
 import { connectionLimit } from './server/connection-limits.js'
 import { lazySchemaCompilers } from './server/lazy-compilers.js'
+import { answerNotFound } from './server/not-found.js'
 import { bearerAuth } from './server/plugins/bearer-auth.js'
 import { loadShedding } from './server/plugins/load-shedding.js'
 import { securityHeaders } from './server/plugins/security-headers.js'
@@ -109,7 +110,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         .code(405)
         .header('Allow', ALLOWED_METHODS)
         .send({ statusCode: 405, error: 'Method Not Allowed', message: `allowed: ${ALLOWED_METHODS}` })
-    return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: 'no such page; see /' })
+    return answerNotFound(request, reply, config.METRICS_PATH)
   })
   return app
 }

@@ -7,6 +7,7 @@ import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector, type DrivesCollectorOptions } from './collectors/drives.js'
 import { createLoggerCollector } from './collectors/logger.js'
+import { createPricesCollector, hasPrices } from './collectors/prices.js'
 import { CollectorRunner } from './collectors/runner.js'
 import { RuntimeMetrics } from './collectors/runtime.js'
 import { createSourceRequestsCollector } from './collectors/source-requests.js'
@@ -142,6 +143,8 @@ export async function createExporter(config: Config, options: ExporterOptions): 
           }),
         ]
       : []),
+    // The operator's prices, when set: without them the scrape has no price family at all.
+    ...(hasPrices(config.PRICES) ? [createPricesCollector(config.PRICES)] : []),
     ...(options.logDeliveries?.length ? [createLoggerCollector(options.logDeliveries)] : []),
     ...(options.extraCollectors ?? []),
   ]

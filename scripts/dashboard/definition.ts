@@ -1,3 +1,4 @@
+import { RULE_PARAMETERS, type RuleParameters } from '../rules/parameters.js'
 import { DATASOURCE, type Dashboard, layout, type RowSpec, type Variable } from './grafana.js'
 import { queries } from './queries.js'
 import { backupsRow } from './rows/backups.js'
@@ -5,6 +6,7 @@ import { bucketsRow } from './rows/buckets.js'
 import { clusterRow } from './rows/cluster.js'
 import { drivesRow } from './rows/drives.js'
 import { exporterRow } from './rows/exporter.js'
+import { forecastAndCostRow } from './rows/forecast-and-cost.js'
 import { scanHealthRow } from './rows/scan-health.js'
 import { whereTheBytesWentRow } from './rows/where-the-bytes-went.js'
 
@@ -15,9 +17,14 @@ import { whereTheBytesWentRow } from './rows/where-the-bytes-went.js'
  *
  * Conventions: every query filters on `$job` and `$instance`; bucket queries also on `$bucket`.
  * Sums over instances are exact for bucket families (SHARD gives each bucket to one instance)
- * and for drives (each instance reports its own DRIVES).
+ * and for drives (each instance reports its own DRIVES). Rows that read recording rules name them
+ * from the rules generator's parameters (a window is part of a record's name): the defaults for
+ * the committed JSON, short windows for the end-to-end test.
  */
-export function buildDashboard(namespace = 'objstore'): Dashboard {
+export function buildDashboard(
+  namespace = 'objstore',
+  ruleParameters: RuleParameters = RULE_PARAMETERS,
+): Dashboard {
   const q = queries(namespace)
   const { m } = q
 
@@ -26,10 +33,11 @@ export function buildDashboard(namespace = 'objstore'): Dashboard {
     drivesRow,
     bucketsRow,
     whereTheBytesWentRow,
+    forecastAndCostRow,
     backupsRow,
     scanHealthRow,
     exporterRow,
-  ].map((row) => row(q))
+  ].map((row) => row(q, ruleParameters))
 
   return {
     uid: namespace === 'objstore' ? 'objstore-exporter' : `objstore-exporter-${namespace}`,

@@ -3,6 +3,7 @@ import { budgetFamilies } from './budget-families.js'
 import { drivesFamilies } from './drives.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
+import { priceFamilies } from './prices.js'
 import { sourceRequestFamilies } from './source-requests.js'
 import { usageSnapshotFamilies } from './usage-series.js'
 
@@ -10,7 +11,7 @@ import { usageSnapshotFamilies } from './usage-series.js'
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts; usage-series.ts's usageSnapshotFamilies,
  * itself the union of usage-series.ts, usage-age-series.ts, prefix-series.ts, bucket-info-series.ts,
- * usage-log-series.ts, user-series.ts and scan-health.ts; source-requests.ts, exporter-families.ts,
+ * usage-log-series.ts, user-series.ts and scan-health.ts; source-requests.ts, prices.ts, exporter-families.ts,
  * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's reference,
  * the dashboard and the alert-rule checks read it; a family declared twice is refused at import.
  */
@@ -19,11 +20,12 @@ export const catalogue = unionOf(
     drivesFamilies,
     usageSnapshotFamilies,
     sourceRequestFamilies,
+    priceFamilies,
     exporterFamilies,
     budgetFamilies,
     loggerFamilies,
   ],
-  ['drives', 'usage snapshot', 'source requests', 'exporter', 'series budget', 'logger'],
+  ['drives', 'usage snapshot', 'source requests', 'prices', 'exporter', 'series budget', 'logger'],
 )
 
 export type Catalogue = typeof catalogue

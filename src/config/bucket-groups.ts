@@ -51,7 +51,7 @@ function isBucketGroup(word: string): word is BucketGroup {
 }
 
 /** The line refusing BUCKET_METRICS's words that are no group, or undefined when each is one. */
-export function bucketMetricsProblem(bucketMetrics: string): string | undefined {
+function bucketMetricsProblem(bucketMetrics: string): string | undefined {
   const unknown = bucketMetricWords(bucketMetrics).filter(
     (word) => !isBucketGroup(word) && !(SET_WORDS as readonly string[]).includes(word),
   )
@@ -64,7 +64,7 @@ export function bucketMetricsProblem(bucketMetrics: string): string | undefined 
  * two spellings are one setting): `all` every group, empty or `default` the default ones, plus
  * those named. A word that is no group adds none (load refuses it: bucketMetricsProblem).
  */
-export function bucketGroupsOf(bucketMetrics: string): readonly BucketGroup[] {
+function bucketGroupsOf(bucketMetrics: string): readonly BucketGroup[] {
   const words = bucketMetricWords(bucketMetrics)
   if (words.includes('all')) return BUCKET_GROUPS
   const asked = new Set<string>(words.filter(isBucketGroup))
@@ -115,6 +115,18 @@ export function scanFoldsOf(bucketMetrics: string): ScanFolds {
       [...OPT_IN_BUCKET_GROUPS, ...SCANNED_DEFAULT_GROUPS].map((group) => [group, written.includes(group)]),
     ) as Record<OptInBucketGroup | ScannedDefaultGroup, boolean>,
   )
+}
+
+/** BUCKET_METRICS read for the Config: the line refusing it, or the groups written and the folds. */
+export function parseBucketMetrics(bucketMetrics: string): {
+  readonly problems: readonly string[]
+  readonly parsed: { readonly BUCKET_GROUPS: readonly BucketGroup[]; readonly SCAN_FOLDS: ScanFolds }
+} {
+  const problem = bucketMetricsProblem(bucketMetrics)
+  return {
+    problems: problem === undefined ? [] : [problem],
+    parsed: { BUCKET_GROUPS: bucketGroupsOf(bucketMetrics), SCAN_FOLDS: scanFoldsOf(bucketMetrics) },
+  }
 }
 
 /** BUCKET_METRICS's words (groups, `default`, `all`), as the scan folds and the budget read them. */

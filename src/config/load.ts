@@ -1,16 +1,11 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../scanner/sources/s3/settings.js'
-import {
-  type BucketGroup,
-  bucketGroupsOf,
-  bucketMetricsProblem,
-  type ScanFolds,
-  scanFoldsOf,
-} from './bucket-groups.js'
+import { type BucketGroup, parseBucketMetrics, type ScanFolds } from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './ellipsis.js'
+import { type PriceTable, parsePriceTable } from './env/prices.js'
 import { type BucketSelection, parseBucketSelection } from './env/scanner.js'
 import { groupsNamedNotGiven, unusedGroupSettings } from './group-settings.js'
 import { checkRequirements } from './requirements.js'
@@ -37,7 +32,8 @@ import { withoutCredentials } from './url-credentials.js'
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
  * BUCKET_GROUPS and SCAN_FOLDS are not variables: the groups BUCKET_METRICS writes, and what it
- * asks the scan to fold (bucket-groups.ts).
+ * asks the scan to fold (bucket-groups.ts); PRICES neither: STORAGE_PRICES and REQUEST_PRICES
+ * parsed (env/prices.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
@@ -45,6 +41,7 @@ export type Config = Readonly<
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
     BUCKET_GROUPS: readonly BucketGroup[]
     SCAN_FOLDS: ScanFolds
+    PRICES: PriceTable
   } & BucketSelection
 >
 
@@ -259,16 +256,18 @@ function checkRelations(raw: Env): Config {
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
-  const bucketMetrics = bucketMetricsProblem(raw.BUCKET_METRICS)
-  if (bucketMetrics !== undefined) problems.push(bucketMetrics)
+  const bucketMetrics = parseBucketMetrics(raw.BUCKET_METRICS)
+  problems.push(...bucketMetrics.problems)
+  const prices = parsePriceTable(raw)
+  problems.push(...prices.problems)
   if (problems.length > 0) throw new ConfigError(problems)
-  const parsed = { DRIVES: Object.freeze(drives), LOG_TARGETS: logging.targets, ...selection }
-  return Object.freeze({
-    ...raw,
-    ...parsed,
-    BUCKET_GROUPS: bucketGroupsOf(raw.BUCKET_METRICS),
-    SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS),
-  })
+  const parsed = {
+    DRIVES: Object.freeze(drives),
+    LOG_TARGETS: logging.targets,
+    PRICES: prices.table,
+    ...selection,
+  }
+  return Object.freeze({ ...raw, ...parsed, ...bucketMetrics.parsed })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {

@@ -11,6 +11,7 @@ import {
 } from '../scanner/sources/list.js'
 import { drivesEnv } from './env/drives.js'
 import { prefixesEnv } from './env/prefixes.js'
+import { pricesEnv } from './env/prices.js'
 import { scannerEnv } from './env/scanner.js'
 import { securityEnv } from './env/security.js'
 import { serverEnv } from './env/server.js'
@@ -28,6 +29,7 @@ export const envSchema = Type.Object({
   ...loggingEnv,
   ...scannerEnv,
   ...prefixesEnv,
+  ...pricesEnv,
   ...SOURCES_ENV,
 })
 

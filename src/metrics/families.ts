@@ -21,7 +21,7 @@
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'untyped'
 
 /** Which part of the exporter emits a family (for docs and for grouping). */
-export type FamilyGroup = 'drives' | 'usage' | 'scanner' | 'exporter' | 'logger' | 'test'
+export type FamilyGroup = 'drives' | 'usage' | 'scanner' | 'prices' | 'exporter' | 'logger' | 'test'
 
 interface FamilyDefinition {
   /** Name without the namespace prefix. Counters end in `_total`. */

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
-import { measuredBytes } from '../scanner/stored-records.js'
+import { failingBuckets } from './bucket-view.js'
+import { renderBucketList } from './landing/buckets.js'
+import { renderDrives } from './landing/drives.js'
+import { escapeHtml, timestamp } from './landing/format.js'
+import type { ListProblem, ListState } from './landing/query.js'
 import type { ExporterStatus } from './status.js'
-
-/** How many buckets the page lists (the largest). */
-const TOP_BUCKETS = 10
 
 export interface LandingPageInput {
   readonly version: string
@@ -14,11 +15,15 @@ export interface LandingPageInput {
   /** Blanks the secrets out of any text shown (error messages may quote them, in any encoding). */
   readonly redactor: SecretRedactor
   readonly nowMs: number
+  /** The bucket list the query asks for (landing/query.ts: listStateOf), or why it cannot be listed. */
+  readonly list: ListState | ListProblem
 }
 
 /**
- * The landing page: what runs, the state of each source, each drive with a capacity bar, the
- * largest buckets and the last scan. Built from the exporter's last scrape and scan; self-contained HTML (no script, no external file).
+ * The landing page: what runs, the state of each source, each drive with a capacity bar, every
+ * bucket (sorted, filtered, a page at a time) with a treemap of where the bytes went, and the
+ * last scan. Built from the exporter's last scrape and scan; self-contained HTML (no script, no
+ * external file). Every store-given text goes through the redactor and is escaped.
  */
 export function renderLandingPage(input: LandingPageInput): string {
   const { status } = input
@@ -36,7 +41,7 @@ export function renderLandingPage(input: LandingPageInput): string {
 <header>
 <h1>objstore-exporter</h1>
 <p>Object storage capacity and bucket usage for Prometheus.</p>
-<nav><a href="${escapeHtml(input.metricsPath)}">Metrics</a> · <a href="/healthz">Health</a> · <a href="/readyz">Readiness</a></nav>
+<nav><a href="${escapeHtml(input.metricsPath)}">Metrics</a> · <a href="/healthz">Health</a> · <a href="/readyz">Readiness</a> · JSON API: <a href="/api/v1/buckets">buckets</a>, <a href="/api/v1/drives">drives</a>, <a href="/api/v1/status">status</a> · <a href="/api/openapi.json">OpenAPI document</a></nav>
 </header>
 <section id="build">
 <h2>Build</h2>
@@ -66,11 +71,11 @@ ${renderSourceRow(status, input.nowMs, text)}
 </section>
 <section id="drives">
 <h2>Drives</h2>
-${renderDrives(input, text)}
+${renderDrives(status.drives(), input.metricsPath, text)}
 </section>
 <section id="buckets">
 <h2>Buckets</h2>
-${renderBuckets(status, input.nowMs, text)}
+${renderBuckets(input, text)}
 </section>
 </body>
 </html>
@@ -88,91 +93,19 @@ function renderSourceRow(status: ExporterStatus, nowMs: number, text: (value: st
   return cells(`down: ${text(status.sourceFailure() ?? 'no answer at the last scan')}`, 'bad')
 }
 
-function renderDrives(input: LandingPageInput, text: (value: string) => string): string {
-  const drives = input.status.drives()
-  if (drives.length === 0) {
-    return '<p class="note" id="no-drives">No drive configured (<code>DRIVES</code> is empty and the source is remote): no capacity is reported.</p>'
-  }
-  if (drives.every((drive) => drive.state === undefined)) {
-    return `<p class="note">${drives.length} drive(s) configured; their state appears after the first scrape of <a href="${escapeHtml(input.metricsPath)}">${escapeHtml(input.metricsPath)}</a>.</p>`
-  }
-  const rows = drives.map(({ path, state }) => {
-    const name = `<td><code>${text(path)}</code></td>`
-    if (state === undefined)
-      return `<tr data-drive="${text(path)}">${name}<td class="state unknown" colspan="3">not probed yet</td></tr>`
-    if (!state.online) {
-      return `<tr data-drive="${text(path)}">${name}<td class="state bad" colspan="3">offline: ${text(state.reason)}</td></tr>`
-    }
-    const { totalBytes, usedBytes, freeBytes } = state.capacity
-    // df's Use%: used / (used + available), blocks reserved for root counted in neither.
-    const usedShare = usedShareOf(state.capacity)
-    // The bar's whole is what df's Use% divides by, so the bar and the figure agree.
-    const usable = usedBytes + freeBytes
-    return `<tr data-drive="${text(path)}">${name}<td class="bar"><meter min="0" max="${usable}" low="${Math.round(usable * 0.85)}" high="${Math.round(usable * 0.95)}" optimum="0" value="${usedBytes}" title="${percent(usedShare)} used">${percent(usedShare)} used</meter> ${percent(usedShare)} used</td><td>${formatBytes(usedBytes)} of ${formatBytes(totalBytes)}</td><td>${formatBytes(freeBytes)} free</td></tr>`
-  })
-  return `<table>
-<thead><tr><th>Drive</th><th>Used</th><th>Capacity</th><th>Free</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>`
-}
-
-/** The share of a drive in use as df's Use% computes it: used / (used + available). */
-function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
-  const usable = capacity.usedBytes + capacity.freeBytes
-  return usable > 0 ? capacity.usedBytes / usable : 0
-}
-
-/**
- * The first `count` of `items` in `order`, as a stable sort would give them, in one pass: at
- * 100,000 buckets sorting them all for a page's top ten took 55-84 ms of the event loop, one pass 1-13 ms.
- */
-export function firstInOrder<T>(items: readonly T[], count: number, order: (a: T, b: T) => number): T[] {
-  const first: T[] = []
-  if (count <= 0) return first
-  for (const item of items) {
-    if (first.length === count && order(item, first[count - 1] as T) >= 0) continue
-    let at = first.length
-    while (at > 0 && order(item, first[at - 1] as T) < 0) at--
-    first.splice(at, 0, item)
-    if (first.length > count) first.pop()
-  }
-  return first
-}
-
-function renderBuckets(status: ExporterStatus, nowMs: number, text: (value: string) => string): string {
+function renderBuckets(input: LandingPageInput, text: (value: string) => string): string {
+  const { status, nowMs } = input
   const snapshot = status.usage()
   const nextAtMs = status.nextScanAtMs()
   const next = `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
   if (!snapshot) return `<p class="note">No usage snapshot yet: the first scan is running.</p>\n${next}`
-  const measured = snapshot.buckets.filter((bucket) => measuredBytes(bucket) !== undefined)
-  const failed = snapshot.buckets.filter((bucket) => !bucket.scanSuccess).length
+  const failed = failingBuckets(snapshot.buckets)
   const state = snapshot.sourceUp
     ? '<span class="state ok">up</span>'
     : `<span class="state bad">down: ${text(status.sourceFailure() ?? 'no answer at the last scan')}</span>`
-  const summary = `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> ${state}; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>\n${next}`
-  if (measured.length === 0) return `${summary}\n<p class="note">No bucket measured.</p>`
-  const largest = firstInOrder(
-    measured,
-    TOP_BUCKETS,
-    (a, b) => (measuredBytes(b) ?? 0) - (measuredBytes(a) ?? 0) || a.name.localeCompare(b.name),
-  )
-  const rows = largest.map((bucket) => {
-    const usage = bucket.usage
-    const newest = usage?.newestModifiedSeconds
-    return `<tr data-bucket="${text(bucket.name)}"><td><code>${text(bucket.name)}</code></td><td>${formatBytes(usage?.bytes ?? 0)}</td><td>${usage?.objects ?? 0}</td><td>${newest === undefined ? '' : `${formatAge(nowMs / 1000 - newest)} ago`}</td><td class="state ${bucket.scanSuccess ? 'ok' : 'bad'}">${bucket.scanSuccess ? 'ok' : 'failed'}</td></tr>`
-  })
-  const caption =
-    measured.length > TOP_BUCKETS ? `The ${TOP_BUCKETS} largest of ${measured.length}.` : 'Largest first.'
-  return `${summary}
-<table>
-<caption>${caption}</caption>
-<thead><tr><th>Bucket</th><th>Size</th><th>Objects</th><th>Newest object</th><th>Last scan</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>`
+  return `<p id="last-scan">Source <code>${text(snapshot.sourceName)}</code> ${state}; last scan finished ${timestamp(snapshot.completedAtMs, nowMs)}; ${snapshot.buckets.length} bucket(s), ${failed} failing.</p>
+${next}
+${renderBucketList({ snapshot, list: input.list, nowMs, redact: input.redactor.redact })}`
 }
 
 const STYLE = `
@@ -183,41 +116,16 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 caption { text-align: left; color: #666; }
 meter { width: 12rem; height: 1rem; vertical-align: middle; }
 .state.ok { color: #1a7f37; } .state.bad { color: #cf222e; } .state.unknown, .note { color: #666; }
+.problem { color: #cf222e; } tfoot th, tfoot td { font-weight: 600; border-top: 2px solid #ccc; }
+th a { color: inherit; } form { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; margin: 1rem 0; }
+.pager { margin: .8rem 0; }
+svg.treemap { width: 100%; height: auto; display: block; }
+.treemap .tile { stroke: #fff; stroke-width: 1; } .treemap .others { fill: #b5b5b5; }
+.treemap .prefix { fill: #fff; fill-opacity: .1; stroke: #fff; stroke-opacity: .45; stroke-width: .5; } .treemap .prefix.p1 { fill-opacity: .22; }
+.treemap text { font-size: 12px; fill: #fff; pointer-events: none; } .treemap .others text { fill: #1d1d1f; }
+.treemap .c0 { fill: #4e79a7; } .treemap .c1 { fill: #e15759; } .treemap .c2 { fill: #59a14f; } .treemap .c3 { fill: #b07aa1; } .treemap .c4 { fill: #f28e2b; }
+.treemap .c5 { fill: #499894; } .treemap .c6 { fill: #9c755f; } .treemap .c7 { fill: #d37295; } .treemap .c8 { fill: #a0841c; } .treemap .c9 { fill: #7d5fb2; }
 `
 
 /** The Content-Security-Policy source that allows exactly this page's inline style. */
 export const LANDING_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
-}
-
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']
-
-export function formatBytes(bytes: number): string {
-  let value = bytes
-  let unit = 0
-  while (Math.abs(value) >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${UNITS[unit]}`
-}
-
-function percent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`
-}
-
-function timestamp(ms: number, nowMs: number): string {
-  const iso = new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z')
-  const when = ms > nowMs ? `in ${formatAge((ms - nowMs) / 1000)}` : `${formatAge((nowMs - ms) / 1000)} ago`
-  return `<time datetime="${iso}">${iso}</time> (${when})`
-}
-
-export function formatAge(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds))
-  if (s < 120) return `${s} s`
-  if (s < 7200) return `${Math.round(s / 60)} min`
-  if (s < 172800) return `${Math.round(s / 3600)} h`
-  return `${Math.round(s / 86400)} d`
-}

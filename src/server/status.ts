@@ -3,7 +3,7 @@ import type { CollectorOutcome } from '../collectors/runner.js'
 import type { UsageSnapshot } from '../scanner/snapshot.js'
 
 /** One configured drive and what the last scrape found (undefined before the first scrape). */
-interface DriveStatus {
+export interface DriveStatus {
   readonly path: string
   readonly state?: DriveState
 }

@@ -166,10 +166,13 @@ test('security headers on the landing page, the scrape, JSON answers and errors'
     await response.arrayBuffer()
   }
   assert.match(SECURITY_HEADERS['content-security-policy'] ?? '', /^default-src 'none'/)
-  // The landing page needs nothing the policy forbids: no script, image, frame or form, and
-  // only inline styles whose hash the policy names.
+  // The landing page needs nothing the policy forbids: no script, image or frame, only inline
+  // styles whose hash the policy names, and forms that send a GET to this origin's page only.
   const page = await (await fetch(`${running.baseUrl}/`)).text()
-  assert.doesNotMatch(page, /<script|style=|<img|<iframe|<form|<link/i)
+  assert.doesNotMatch(page, /<script|style=|<img|<iframe|<link/i)
+  assert.match(SECURITY_HEADERS['content-security-policy'] ?? '', /; form-action 'self';/)
+  for (const [form] of page.matchAll(/<form[^>]*>/gi))
+    assert.match(form, /^<form method="get" action="\/"[ >]/)
   const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? '')
   for (const style of styles) {
     const hash = createHash('sha256').update(style).digest('base64')

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
 import { anchorsOf } from '../../scripts/markdown-links.js'
+import { RULE_PARAMETERS } from '../../scripts/rules/parameters.js'
 import { catalogue } from '../../src/collectors/catalogue.js'
 import { promtool, promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 
@@ -118,13 +119,15 @@ test('every alert has a severity, summary, description and runbook_url, and is t
     for (const annotation of ['summary', 'description']) {
       assert.ok((rule.annotations?.[annotation] ?? '').length > 10, `${name}: annotation ${annotation}`)
     }
-    // The convention (kube-prometheus, Alertmanager templates) is runbook_url: its own section.
+    // The convention (kube-prometheus, Alertmanager templates) is runbook_url: its own section,
+    // an absolute link (Alertmanager cannot follow a relative one), under the one base.
     assert.equal(rule.annotations?.runbook, undefined, `${name}: runbook is spelt runbook_url`)
     assert.equal(
       rule.annotations?.runbook_url,
-      `docs/runbook.md#${name.toLowerCase()}`,
+      `${RULE_PARAMETERS.runbookBase}#${name.toLowerCase()}`,
       `${name}: runbook_url`,
     )
+    assert.match(new URL(rule.annotations?.runbook_url ?? '').protocol, /^https?:$/, `${name}: absolute`)
     assert.ok(anchors.has(name.toLowerCase()), `${name}: docs/runbook.md has no section ${name}`)
     const own = cases.filter((testCase) => testCase.alertname === name)
     assert.ok(

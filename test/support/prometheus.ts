@@ -34,8 +34,11 @@ export interface RunningPrometheus {
   readonly baseUrl: string
   /** GET on the HTTP API; throws unless Prometheus answers `status: success`. */
   api<T>(path: string, parameters?: Record<string, string | string[]>): Promise<T>
-  /** An instant query whose result is a vector. */
-  query(expr: string): Promise<Sample[]>
+  /**
+   * An instant query whose result is a vector; at `timeSeconds` when given (a moment whose rule
+   * evaluations are all written, for figures of two rules to compare), else now.
+   */
+  query(expr: string, timeSeconds?: number): Promise<Sample[]>
   /** An instant query of a range selector (`name[5m]`): every stored sample, oldest first. */
   samples(selector: string): Promise<RangeSeries[]>
   /** The last lines Prometheus logged, for failure messages. */
@@ -112,11 +115,11 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   return {
     baseUrl,
     api,
-    async query(expr) {
+    async query(expr, timeSeconds) {
       const data = await api<{
         resultType: string
         result: Array<{ metric: Record<string, string>; value: [number, string] }>
-      }>('query', { query: expr })
+      }>('query', { query: expr, ...(timeSeconds === undefined ? {} : { time: String(timeSeconds) }) })
       if (data.resultType !== 'vector') throw new Error(`${expr}: expected a vector, got ${data.resultType}`)
       return data.result.map((item) => ({ metric: item.metric, value: Number(item.value[1]) }))
     },

@@ -4,9 +4,13 @@ import { once } from 'node:events'
 /**
  * A tmpfs mounted at an existing empty folder: a filesystem whose sparse files may be as large as
  * the kernel allows (8 EiB), where ext4 stops at 16 TiB. Needs root (or CAP_SYS_ADMIN); without
- * it, the reason instead. release() unmounts it.
+ * it, the reason instead. Its size (`16m`, as mount(8) takes it) is what statfs reports as its
+ * total bytes, so files written there lower its free bytes by their size. release() unmounts it.
  */
-export async function mountTmpfs(mountPoint: string): Promise<{ release(): Promise<void> } | string> {
+export async function mountTmpfs(
+  mountPoint: string,
+  size = '16m',
+): Promise<{ release(): Promise<void> } | string> {
   const run = async (command: string, args: readonly string[]): Promise<string | undefined> => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
@@ -19,7 +23,14 @@ export async function mountTmpfs(mountPoint: string): Promise<{ release(): Promi
     ])) as [number | string | null]
     return code === 0 ? undefined : `${command} failed (${code}): ${stderr.trim()}`
   }
-  const failed = await run('mount', ['-t', 'tmpfs', '-o', 'size=16m,mode=0755', 'objstore-tmpfs', mountPoint])
+  const failed = await run('mount', [
+    '-t',
+    'tmpfs',
+    '-o',
+    `size=${size},mode=0755`,
+    'objstore-tmpfs',
+    mountPoint,
+  ])
   if (failed !== undefined) return failed
   let released = false
   return {

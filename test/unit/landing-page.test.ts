@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
 import type { BucketRecord } from '../../src/scanner/snapshot.js'
-import { firstInOrder, formatAge, formatBytes, renderLandingPage } from '../../src/server/landing-page.js'
+import { formatAge, formatBytes, formatCount } from '../../src/server/landing/format.js'
+import { type LandingQuery, listStateOf } from '../../src/server/landing/query.js'
+import { renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
 
 const SECRET = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY'
@@ -23,8 +25,9 @@ function status(overrides: Partial<ExporterStatus> = {}): ExporterStatus {
   }
 }
 
-function render(value: ExporterStatus): string {
+function render(value: ExporterStatus, query: LandingQuery = {}): string {
   return renderLandingPage({
+    list: listStateOf(query),
     version: '1.2.3',
     nodeVersion: 'v22.0.0',
     metricsPath: '/metrics',
@@ -87,11 +90,19 @@ test('an online drive gets a meter of used against used + available (df) and rea
   assert.match(page, /<meter min="0" max="1026497183744" [^>]*value="274877906944"/)
   // df's Use%: 256 / (256 + 700); the 68 GiB reserved for root are in neither.
   assert.match(page, /26\.8% used/)
-  assert.match(page, /256\.0 GiB of 1\.0 TiB/)
-  assert.match(page, /700\.0 GiB free/)
   assert.match(
     page,
-    /data-drive="\/mnt\/d2"><td><code>\/mnt\/d2<\/code><\/td><td class="state unknown" colspan="3">not probed yet/,
+    /256\.0 GiB<\/span> of <span class="size" title="1,099,511,627,776 bytes">1\.0 TiB<\/span>/,
+  )
+  assert.match(page, /700\.0 GiB<\/span> free/)
+  // Used + free + reserved = capacity: the 68 GiB the filesystem reserves are shown, not lost.
+  assert.match(
+    page,
+    /<td class="reserved"><span class="size" title="73,014,444,032 bytes">68\.0 GiB<\/span> reserved<\/td>/,
+  )
+  assert.match(
+    page,
+    /data-drive="\/mnt\/d2"><td><code>\/mnt\/d2<\/code><\/td><td class="state unknown" colspan="4">not probed yet/,
   )
   assert.match(
     page,
@@ -108,50 +119,9 @@ test('byte and age formatting', () => {
   assert.equal(formatAge(600), '10 min')
   assert.equal(formatAge(3 * 3600), '3 h')
   assert.equal(formatAge(5 * 86400), '5 d')
-})
-
-test('buckets: the ten largest first, with the last scan, and a note before the first snapshot', () => {
-  assert.match(render(status()), /No usage snapshot yet: the first scan is running/)
-  const buckets: BucketRecord[] = Array.from({ length: 12 }, (_, index) => ({
-    name: `bucket-${String(index).padStart(2, '0')}`,
-    usage: { bytes: index * 1024, objects: index, newestModifiedSeconds: Date.UTC(2026, 0, 1) / 1000 - 3600 },
-    scanSuccess: index !== 11,
-    scanDurationSeconds: 0.1,
-  }))
-  buckets.push({ name: 'never-measured', scanSuccess: false, scanDurationSeconds: 1 })
-  const page = render(
-    status({
-      usage: () => ({
-        sourceName: 's3',
-        sourceId: 's3:http://store',
-        sourceUp: true,
-        completedAtMs: Date.UTC(2026, 0, 1, 0, 3),
-        buckets,
-      }),
-    }),
-  )
-  assert.match(
-    page,
-    /Source <code>s3<\/code> <span class="state ok">up<\/span>; last scan finished <time datetime="2026-01-01T00:03:00Z">[^<]+<\/time> \(2 min ago\); 13 bucket\(s\), 2 failing\./,
-  )
-  assert.match(page, /<caption>The 10 largest of 12\.<\/caption>/)
-  const listed = [...page.matchAll(/data-bucket="([^"]+)"/g)].map((match) => match[1])
-  assert.deepEqual(listed, [
-    'bucket-11',
-    'bucket-10',
-    'bucket-09',
-    'bucket-08',
-    'bucket-07',
-    'bucket-06',
-    'bucket-05',
-    'bucket-04',
-    'bucket-03',
-    'bucket-02',
-  ])
-  assert.match(
-    page,
-    /<tr data-bucket="bucket-11"><td><code>bucket-11<\/code><\/td><td>11\.0 KiB<\/td><td>11<\/td><td>65 min ago<\/td><td class="state bad">failed<\/td><\/tr>/,
-  )
+  assert.equal(formatCount(0), '0')
+  assert.equal(formatCount(1234567), '1,234,567')
+  assert.equal(formatCount(2 ** 53), '9,007,199,254,740,992')
 })
 
 test('a source down shows its reason, scrubbed, in its row and the scan line; the next scan is named', () => {
@@ -186,22 +156,166 @@ test('no drive configured (a remote source): a note, no empty table', () => {
   assert.match(render(status({ drives: () => [] })), /id="no-drives">No drive configured/)
 })
 
-test('the largest buckets are picked in one pass exactly as a stable sort orders them', () => {
-  let seed = 7
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31
-    return seed / 2 ** 31
+/** `count` buckets named bucket-0000.., bucket i holding (i + 1) KiB in i + 1 objects, an hour old. */
+function snapshotOf(count: number, sourceName = 's3', extra: BucketRecord[] = []) {
+  const buckets: BucketRecord[] = Array.from({ length: count }, (_, index) => ({
+    name: `bucket-${String(index).padStart(4, '0')}`,
+    usage: {
+      bytes: (index + 1) * 1024,
+      objects: index + 1,
+      newestModifiedSeconds: Date.UTC(2026, 0, 1) / 1000 - 3600,
+    },
+    scanSuccess: index !== 0,
+    scanDurationSeconds: 0.1,
+  }))
+  return {
+    sourceName,
+    sourceId: `${sourceName}:x`,
+    sourceUp: true,
+    completedAtMs: Date.UTC(2026, 0, 1, 0, 3),
+    buckets: [...buckets, ...extra].sort((a, b) => (a.name < b.name ? -1 : 1)),
   }
-  // Few distinct sizes, so ties are many and the order among equals counts.
-  const order = (a: { bytes: number }, b: { bytes: number }) => b.bytes - a.bytes
-  for (const length of [0, 1, 5, 10, 11, 500]) {
-    const items = Array.from({ length }, (_, index) => ({ index, bytes: Math.floor(random() * 8) }))
-    for (const count of [0, 1, 3, 10, 600]) {
-      assert.deepEqual(
-        firstInOrder(items, count, order),
-        [...items].sort(order).slice(0, count),
-        `${count} of ${length}`,
-      )
-    }
-  }
+}
+
+const listed = (page: string) => [...page.matchAll(/<tr data-bucket="([^"]+)"/g)].map((match) => match[1])
+
+test('every bucket, a page of 100 at a time, largest first, with links to the other pages', () => {
+  const snapshot = snapshotOf(250)
+  const first = render(status({ usage: () => snapshot }))
+  assert.match(
+    first,
+    /Source <code>s3<\/code> <span class="state ok">up<\/span>; last scan finished <time datetime="2026-01-01T00:03:00Z">[^<]+<\/time> \(2 min ago\); 250 bucket\(s\), 1 failing\./,
+  )
+  assert.equal(listed(first).length, 100)
+  assert.equal(listed(first)[0], 'bucket-0249')
+  assert.match(first, /<caption>Buckets 1 to 100 of 250\.<\/caption>/)
+  assert.match(
+    first,
+    /Page 1 of 3: <a href="\/\?page=2" rel="next">next<\/a> · <a href="\/\?page=3" rel="last">last<\/a>/,
+  )
+  const third = render(status({ usage: () => snapshot }), { page: 3 })
+  assert.deepEqual(
+    listed(third),
+    snapshot.buckets
+      .slice(0, 50)
+      .map((bucket) => bucket.name)
+      .reverse(),
+  )
+  assert.match(third, /<caption>Buckets 201 to 250 of 250\.<\/caption>/)
+  assert.match(third, /<a href="\/" rel="first">first<\/a> · <a href="\/\?page=2" rel="prev">previous<\/a>/)
+  assert.match(render(status({ usage: () => snapshot }), { page: 9 }), /Page 9 is past the last, 3\./)
+  // A row: size with its exact bytes a hover away, objects with thousands separators, age, scan state.
+  const big = snapshotOf(1, 's3', [
+    {
+      name: 'huge',
+      usage: { bytes: 5 * 1024 ** 4, objects: 1234567 },
+      scanSuccess: true,
+      scanDurationSeconds: 1,
+    },
+  ])
+  assert.match(
+    render(status({ usage: () => big })),
+    /<tr data-bucket="huge"><td><code>huge<\/code><\/td><td><span class="size" title="5,497,558,138,880 bytes">5\.0 TiB<\/span><\/td><td>1,234,567<\/td><td><\/td><td class="state ok">ok<\/td><\/tr>/,
+  )
+})
+
+test('sorted by the column links, filtered by the API parameters, with the totals of those listed', () => {
+  const snapshot = snapshotOf(250, 's3', [
+    { name: 'never-measured', scanSuccess: false, scanDurationSeconds: 1 },
+  ])
+  const byName = render(status({ usage: () => snapshot }), { sort: 'name' })
+  assert.deepEqual(listed(byName).slice(0, 3), ['bucket-0000', 'bucket-0001', 'bucket-0002'])
+  // The active column links to the other order; the others to their natural one.
+  assert.match(
+    byName,
+    /<th aria-sort="ascending"><a href="\/\?sort=name&#38;order=desc" data-sort="name">Bucket ▲<\/a><\/th>/,
+  )
+  assert.match(byName, /<a href="\/" data-sort="bytes">Size<\/a>/)
+  assert.match(byName, /<a href="\/\?sort=objects" data-sort="objects">Objects<\/a>/)
+  const matched = render(status({ usage: () => snapshot }), {
+    match: 'bucket-00[0-4]?',
+    sort: 'objects',
+    order: 'asc',
+  })
+  assert.deepEqual(
+    listed(matched),
+    Array.from({ length: 50 }, (_, index) => `bucket-${String(index).padStart(4, '0')}`),
+  )
+  assert.match(matched, /<caption>Buckets 1 to 50 of 50 matching \(of 251\)\.<\/caption>/)
+  // 1 + 2 + ... + 50 KiB in as many objects.
+  assert.match(
+    matched,
+    /<tfoot><tr class="totals"><th scope="row">All matching: 50 bucket\(s\)<\/th><td><span class="size" title="1,305,600 bytes">1\.2 MiB<\/span><\/td><td>1,275<\/td>/,
+  )
+  assert.match(matched, /<input name="match" value="bucket-00\[0-4\]\?"/)
+  assert.match(
+    matched,
+    /<a href="\/api\/v1\/buckets\?sort=objects&#38;order=asc&#38;match=bucket-00%5B0-4%5D%3F">/,
+  )
+  assert.match(
+    render(status({ usage: () => snapshot }), { prefix: 'never' }),
+    /<td class="note">not measured<\/td>/,
+  )
+  const all = render(status({ usage: () => snapshot }))
+  assert.match(
+    all,
+    /<th scope="row">All: 251 bucket\(s\)<\/th><td><span class="size" title="32,128,000 bytes">30\.6 MiB<\/span><\/td><td>31,375<\/td>/,
+  )
+  // A blank field of the form asks for no filter.
+  assert.equal(listed(render(status({ usage: () => snapshot }), { match: '', prefix: '' })).length, 100)
+})
+
+test('a malformed glob is refused where the list would be, the form keeping it to correct', () => {
+  const page = render(status({ usage: () => snapshotOf(3) }), { match: '[ab' })
+  assert.match(
+    page,
+    /<p class="problem" id="query-problem">Not listed: match: unterminated \[ in &#34;\[ab&#34;\./,
+  )
+  assert.match(page, /<input name="match" value="\[ab"/)
+  assert.deepEqual(listed(page), [])
+  assert.match(render(status({ usage: () => snapshotOf(0) })), /<caption>No buckets\.<\/caption>/)
+  assert.match(
+    render(status({ usage: () => snapshotOf(3) }), { match: 'x*' }),
+    /<caption>No bucket matches\.<\/caption>/,
+  )
+})
+
+test('rgw gives no object times: its newest-object column says so and why', () => {
+  const page = render(status({ usage: () => snapshotOf(2, 'rgw') }))
+  assert.match(page, /<tr data-bucket="bucket-0001">.*<td><span class="note">not given<\/span><\/td>/)
+  assert.match(
+    page,
+    /id="newest-note">Newest object: not given by the <code>rgw<\/code> source\. RGW&#39;s admin API/,
+  )
+  assert.doesNotMatch(render(status({ usage: () => snapshotOf(2, 's3') })), /newest-note|not given/)
+})
+
+test('store-given names are escaped and secrets blanked, in the list and the treemap alike', () => {
+  const hostile = `<img src=x onerror=alert(1)>"${SECRET}'`
+  const snapshot = snapshotOf(2, 's3', [
+    {
+      name: hostile,
+      usage: {
+        bytes: 10 * 1024 ** 2,
+        objects: 3,
+        prefixes: {
+          rows: [{ prefix: `<b>${SECRET}/`, bytes: 1024 ** 2, objects: 1 }],
+          capacity: 80,
+          errorBytes: 0,
+          cut: false,
+        },
+      },
+      scanSuccess: true,
+      scanDurationSeconds: 1,
+    },
+  ])
+  const page = render(status({ usage: () => snapshot }))
+  assert.ok(!page.includes(SECRET), 'a secret on the page')
+  assert.ok(!page.includes('<img') && !page.includes('<b>'), 'markup from the store on the page')
+  assert.match(page, /<tr data-bucket="&#60;img src=x onerror=alert\(1\)&#62;&#34;\[redacted\]&#39;">/)
+  assert.match(
+    page,
+    /<g class="bucket" data-bucket="&#60;img src=x onerror=alert\(1\)&#62;&#34;\[redacted\]&#39;"/,
+  )
+  assert.match(page, /<title>&#60;img[^<]*\[redacted\][^<]*, prefix &#60;b&#62;\[redacted\]\/: 1\.0 MiB/)
 })

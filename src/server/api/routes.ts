@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { BucketFilterSyntaxError, compileGlob } from '../../config/bucket-selection.js'
 import type { SecretRedactor } from '../../logging/secret-redactor.js'
-import { type BucketRecord, byName } from '../../scanner/snapshot.js'
-import { bucketJson, usageTotals } from '../../scanner/snapshot-json.js'
-import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
+import { bucketJson } from '../../scanner/snapshot-json.js'
 import { VERSION } from '../../version.js'
+import { parseBucketFilter, viewBuckets } from '../bucket-view.js'
 import type { ExporterStatus } from '../status.js'
 import {
   type BucketsQuery,
@@ -51,32 +49,18 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
           error: 'Service Unavailable',
           message: 'no usage snapshot yet: the first scan is running',
         })
-      const { sort = 'name', prefix, match, limit = 1000 } = request.query
-      let glob: RegExp | undefined
-      try {
-        glob = match === undefined ? undefined : compileGlob(match)
-      } catch (error) {
-        if (!(error instanceof BucketFilterSyntaxError)) throw error
-        return reply
-          .code(400)
-          .send({ statusCode: 400, error: 'Bad Request', message: `match: ${error.message}` })
-      }
-      const order = request.query.order ?? (sort === 'name' ? 'asc' : 'desc')
-      const matching = snapshot.buckets
-        .filter(
-          (record) =>
-            (prefix === undefined || record.name.startsWith(prefix)) && (!glob || glob.test(record.name)),
-        )
-        .sort(comparing(sort, order))
+      const parsed = parseBucketFilter(request.query, 'name')
+      if ('problem' in parsed)
+        return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: parsed.problem })
       // Only the rows returned are turned into JSON: a record loaded from the state file decodes its figures to be.
-      const buckets = matching.slice(0, limit).map(bucketJson)
+      const view = viewBuckets(snapshot.buckets, parsed.filter, 0, request.query.limit ?? 1000)
       return {
         source: snapshot.sourceName,
         sourceUp: snapshot.sourceUp,
         completedAt: new Date(snapshot.completedAtMs).toISOString(),
-        matched: matching.length,
-        totals: usageTotals(matching),
-        buckets,
+        matched: view.matched,
+        totals: view.totals,
+        buckets: view.rows.map(bucketJson),
       }
     },
   )
@@ -135,13 +119,4 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
       }
     },
   )
-}
-
-/** Orders by `key`, ties broken by name (ascending), so the order is total and stable. */
-function comparing(key: 'name' | 'bytes' | 'objects', order: 'asc' | 'desc') {
-  const sign = order === 'asc' ? 1 : -1
-  if (key === 'name') return (a: BucketRecord, b: BucketRecord) => sign * byName(a, b)
-  const figure = key === 'bytes' ? measuredBytes : measuredObjects
-  // Unmeasured buckets sort as the smallest.
-  return (a: BucketRecord, b: BucketRecord) => sign * ((figure(a) ?? -1) - (figure(b) ?? -1)) || byName(a, b)
 }

@@ -4,14 +4,14 @@ import fp from 'fastify-plugin'
 import { LANDING_STYLE_HASH } from '../landing-page.js'
 
 /**
- * Headers that keep a browser from doing anything clever with our answers: no scripts, frames
- * or forms (the landing page needs none), no style but the landing page's own inline one (allowed
- * by its hash), no MIME sniffing of the text exposition, no referrer leaking the exporter's
+ * Headers that keep a browser from doing anything clever with our answers: no scripts or frames
+ * (the landing page needs none), forms sent only to this origin (the landing page's bucket filter,
+ * a GET to /), no style but the landing page's own inline one (allowed by its hash), no MIME sniffing of the text exposition, no referrer leaking the exporter's
  * address, no framing. And no cache may keep any answer: each is live state, and the scrape and
  * landing page are an inventory of the store. Five fixed headers do not need helmet.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': `default-src 'none'; style-src '${LANDING_STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  'content-security-policy': `default-src 'none'; style-src '${LANDING_STYLE_HASH}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { SecretRedactor } from '../../logging/secret-redactor.js'
 import { VERSION } from '../../version.js'
+import { type LandingQuery, LandingQuerySchema, listStateOf } from '../landing/query.js'
 import { renderLandingPage } from '../landing-page.js'
 import type { ExporterStatus } from '../status.js'
 
@@ -10,18 +11,31 @@ export interface LandingOptions {
   readonly redactor: SecretRedactor
 }
 
-/** GET /: what runs and how its sources and drives are doing, rendered from the last scrape. */
+/**
+ * GET /: what runs and how its sources and drives are doing, rendered from the last scrape, and
+ * the buckets as its query asks (validated by the API's schemas). A query it refuses is still a
+ * page, with a 400 and the reason where the list would be, so the form can be corrected.
+ */
 export async function landingRoute(app: FastifyInstance, options: LandingOptions): Promise<void> {
-  app.get('/', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(
-      renderLandingPage({
+  app.get<{ Querystring: LandingQuery }>(
+    '/',
+    { schema: { querystring: LandingQuerySchema }, attachValidation: true },
+    async (request, reply) => {
+      const list = listStateOf(request.query, request.validationError?.message)
+      // Rendered before the status is set: a page that fails to render is a 500, not the query's 400.
+      const page = renderLandingPage({
         version: VERSION,
         nodeVersion: process.version,
         metricsPath: options.metricsPath,
         status: options.status,
         redactor: options.redactor,
         nowMs: Date.now(),
-      }),
-    ),
+        list,
+      })
+      return reply
+        .code('problem' in list ? 400 : 200)
+        .type('text/html; charset=utf-8')
+        .send(page)
+    },
   )
 }
