@@ -23,7 +23,7 @@ interface ConfigFlag {
 
 const single = (name: string) => (value: string) => ({ [name]: value })
 
-export const CONFIG_FLAGS: readonly ConfigFlag[] = [
+const CONFIG_FLAGS: readonly ConfigFlag[] = [
   {
     flag: '--web.listen-address <[host]:port>',
     attribute: 'web.listenAddress',

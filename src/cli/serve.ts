@@ -27,7 +27,7 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
     exporter = await createExporter(config, {
       logger,
       redactor: logging.redactor,
-      ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+      logDeliveries: logging.deliveries,
     })
   } catch (error) {
     // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.

@@ -14,7 +14,7 @@ export interface CollectorOutcome {
   readonly lastRunAtMs?: number
 }
 
-export class CollectorTimeoutError extends Error {
+class CollectorTimeoutError extends Error {
   constructor(budgetMs: number) {
     super(`did not finish within the scrape budget of ${budgetMs} ms`)
     this.name = 'CollectorTimeoutError'

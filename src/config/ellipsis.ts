@@ -7,7 +7,7 @@ import { shownValue } from './shown-value.js'
 const RANGE = /\{(\d+)\.\.\.(\d+)\}/
 
 /** Upper bound on one expansion, so a typo like `{1...1000000}` fails instead of eating memory. */
-export const MAX_EXPANDED_PATHS = 10_000
+const MAX_EXPANDED_PATHS = 10_000
 
 export class EllipsisError extends Error {}
 

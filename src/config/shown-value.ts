@@ -1,5 +1,5 @@
 /** The most characters of a value an error line quotes. */
-export const SHOWN_VALUE_LENGTH = 100
+const SHOWN_VALUE_LENGTH = 100
 
 /**
  * A value as an error line quotes it: JSON-quoted, whole when short; when longer than

@@ -38,7 +38,7 @@ export function isCount(value: number): boolean {
  * reason naming the limit), so what the fold, the state file and the exposition hold is exact;
  * docs/metrics.md says so.
  */
-export const MAX_FIGURE = Number.MAX_SAFE_INTEGER
+const MAX_FIGURE = Number.MAX_SAFE_INTEGER
 const LIMIT_TEXT = `2^53 - 1 (${MAX_FIGURE} bytes, about 9 PB), the largest figure kept exactly`
 
 /** A bucket whose figures pass MAX_FIGURE: it fails rather than be served rounded. */

@@ -73,7 +73,7 @@ export const LegacyStateFileSchema = Type.Object({
 })
 
 /** Version 2's first line. */
-export const StateHeaderSchema = Type.Object({
+const StateHeaderSchema = Type.Object({
   format: Type.Literal(FORMAT),
   version: Type.Literal(FORMAT_VERSION),
   snapshot: Type.Object(OutlineProperties),
@@ -81,7 +81,7 @@ export const StateHeaderSchema = Type.Object({
 export const stateHeaderCheck = TypeCompiler.Compile(StateHeaderSchema)
 
 /** Version 2's last line: how many records the writer wrote, so a file cut at a line's end is told. */
-export const StateEndSchema = Type.Object({
+const StateEndSchema = Type.Object({
   end: Type.Literal(true),
   records: Type.Integer({ minimum: 0 }),
 })

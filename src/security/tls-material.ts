@@ -18,7 +18,7 @@ export interface TlsFiles {
 }
 
 /** Names of the three files in a refusal: `${within}${cert}="path": reason`. */
-export interface TlsFileNames {
+interface TlsFileNames {
   readonly cert: string
   readonly key: string
   readonly clientCa: string

@@ -11,7 +11,7 @@ const Instant = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' 
 const MaybeInstant = Type.Union([Instant, Type.Null()])
 
 /** At most this many buckets per answer (a store may hold tens of thousands). */
-export const MAX_BUCKET_LIMIT = 10_000
+const MAX_BUCKET_LIMIT = 10_000
 
 export const BucketsQuerySchema = Type.Object(
   {
