@@ -8,6 +8,8 @@
  * (src/collectors/usage-series.ts and its neighbours; a unit test holds the two lists equal).
  */
 
+import { shownValue } from './shown-value.js'
+
 /** Every BUCKET_METRICS group, in the order their families are exposed. */
 export const BUCKET_GROUPS = [
   'usage',
@@ -56,7 +58,10 @@ function bucketMetricsProblem(bucketMetrics: string): string | undefined {
     (word) => !isBucketGroup(word) && !(SET_WORDS as readonly string[]).includes(word),
   )
   if (unknown.length === 0) return undefined
-  return `BUCKET_METRICS: unknown group ${unknown.map((word) => `"${word}"`).join(', ')}; expected a comma-separated list of ${[...BUCKET_GROUPS, ...SET_WORDS].join(', ')}`
+  // Quoted cut short and at most five of them: a pasted 100 kB value is not echoed whole.
+  const named = unknown.slice(0, 5).map((word) => shownValue(word))
+  if (unknown.length > 5) named.push(`and ${unknown.length - 5} more`)
+  return `BUCKET_METRICS: unknown group ${named.join(', ')}; expected a comma-separated list of ${[...BUCKET_GROUPS, ...SET_WORDS].join(', ')}`
 }
 
 /**
