@@ -22,7 +22,21 @@ export class WalkError extends Error {
  * in the kernel, and nothing short of killing the process frees it). Each is kept here, with the `owner` its task
  * ran for, until it answers; process-wide, as MAX_STUCK_WALKS is.
  */
-const abandoned = new Map<Worker, { readonly owner: string; readonly sinceMs: number }>()
+const abandoned = new Map<
+  Worker,
+  {
+    readonly owner: string
+    readonly sinceMs: number
+    /** Whether it is inside a task (else still starting, or between tasks: it answers soon). */
+    readonly inTask: () => boolean
+  }
+>()
+
+/** Threads asked to end that have not yet, process-wide: settleStuckWalks() waits for them. */
+const ending = new Set<Worker>()
+
+/** How long settleStuckWalks() waits, beyond its bound, for threads that are in no task (starting). */
+const STARTING_THREAD_MS = 10_000
 
 /**
  * At most this many walk threads may be stuck at once: with more, no walk starts until one
@@ -50,13 +64,22 @@ export function stuckWalks(): number {
 }
 
 /**
- * Waits up to `timeoutMs` for stopped walk threads to end (one stopped in JavaScript ends within
- * milliseconds, one stuck in the kernel does not); resolves with how many are left.
+ * Waits for stopped and closed walk threads to end: up to `timeoutMs` for one inside a task (one
+ * stopped in JavaScript ends within milliseconds, one stuck in the kernel does not), longer for
+ * one still starting (under load a thread takes a second or more to load its code, then reads its
+ * stop at once). Resolves with how many stopped threads are left inside a task (stuck).
  */
 export async function settleStuckWalks(timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs
-  while (abandoned.size > 0 && performance.now() < deadline) await sleep(20)
-  return abandoned.size
+  const lastChance = deadline + STARTING_THREAD_MS
+  for (;;) {
+    if (abandoned.size === 0 && ending.size === 0) return 0
+    const inTask = [...abandoned.values()].filter((stuck) => stuck.inTask()).length
+    const now = performance.now()
+    if (inTask > 0 && now >= deadline) return inTask
+    if (now >= lastChance) return abandoned.size
+    await sleep(20)
+  }
 }
 
 interface Job {
@@ -77,6 +100,8 @@ interface Slot {
   readonly jobs: Map<number, Job>
   /** Shared with the thread: ids of posted tasks it must stop, or skip (walk-worker.ts). */
   readonly stops: Int32Array
+  /** Shared with the thread: the id of the task it is running, 0 between tasks. */
+  readonly running: Int32Array
 }
 
 /**
@@ -154,7 +179,7 @@ export class WalkPool {
       }
       this.#slots.delete(slot)
       // Read after the tasks posted before it: the thread stops them, then ends.
-      slot.worker.postMessage({ kind: 'exit' } satisfies WalkMessage)
+      this.#end(slot)
     }
     await Promise.all(ended)
   }
@@ -169,7 +194,11 @@ export class WalkPool {
     this.#stopping.add(slot)
     // It may never answer (stuck in the kernel): the process does not wait for it.
     slot.worker.unref()
-    abandoned.set(slot.worker, { owner, sinceMs: Date.now() })
+    abandoned.set(slot.worker, {
+      owner,
+      sinceMs: Date.now(),
+      inTask: () => Atomics.load(slot.running, 0) !== 0,
+    })
   }
 
   #stopTask(slot: Slot, id: number): void {
@@ -203,12 +232,14 @@ export class WalkPool {
   }
 
   #startSlot(): Slot {
-    const shared = new SharedArrayBuffer(POSTED_PER_THREAD * Int32Array.BYTES_PER_ELEMENT)
+    // The stop cells, then the running cell.
+    const shared = new SharedArrayBuffer((POSTED_PER_THREAD + 1) * Int32Array.BYTES_PER_ELEMENT)
     const slot: Slot = {
       worker: startWalkWorker(shared),
       posted: [],
       jobs: new Map(),
-      stops: new Int32Array(shared),
+      stops: new Int32Array(shared, 0, POSTED_PER_THREAD),
+      running: new Int32Array(shared, POSTED_PER_THREAD * Int32Array.BYTES_PER_ELEMENT, 1),
     }
     slot.worker.on('message', (reply: WalkReply) => this.#answered(slot, reply))
     slot.worker.on('error', (error) => this.#lose(slot, error))
@@ -238,13 +269,20 @@ export class WalkPool {
     if (slot.posted.length === 0) slot.worker.unref()
     if (slot.posted.length === 0 && this.#stopping.delete(slot)) {
       if (!this.#closed && this.#slots.size < this.size) this.#slots.add(slot)
-      else slot.worker.postMessage({ kind: 'exit' } satisfies WalkMessage)
+      else this.#end(slot)
     }
     if (!this.#closed) this.#dispatch()
   }
 
   /** A thread ended (asked to, or died): what it still ran fails, and the next task gets a fresh thread. */
+  /** Asks the thread of `slot` to end once it has answered what was posted to it. */
+  #end(slot: Slot): void {
+    ending.add(slot.worker)
+    slot.worker.postMessage({ kind: 'exit' } satisfies WalkMessage)
+  }
+
   #lose(slot: Slot, error: unknown): void {
+    ending.delete(slot.worker)
     abandoned.delete(slot.worker)
     this.#stopping.delete(slot)
     this.#slots.delete(slot)

@@ -14,7 +14,10 @@ export interface WalkRequest extends WalkTask {
 export type WalkMessage = { readonly kind: 'walk'; readonly request: WalkRequest } | { readonly kind: 'exit' }
 
 export interface WalkWorkerData {
-  /** Int32 cells: ids of posted tasks to stop (running) or skip (waiting); 0 is empty. */
+  /**
+   * Int32 cells: ids of posted tasks to stop (running) or skip (waiting), 0 for empty; then the
+   * last cell, which this thread sets to the id of the task it runs (0 between tasks).
+   */
   readonly stops: SharedArrayBuffer
 }
 
@@ -28,7 +31,9 @@ export type WalkReply = (
 
 const port = parentPort
 if (!port) throw new Error('walk-worker must run on a worker thread')
-const stops = new Int32Array((workerData as WalkWorkerData).stops)
+const cells = new Int32Array((workerData as WalkWorkerData).stops)
+const stops = cells.subarray(0, cells.length - 1)
+const RUNNING = cells.length - 1
 
 const stopped = (id: number) => () => {
   for (let cell = 0; cell < stops.length; cell++) if (Atomics.load(stops, cell) === id) return true
@@ -42,6 +47,7 @@ port.on('message', (message: WalkMessage) => {
   }
   const { request } = message
   let reply: WalkReply
+  Atomics.store(cells, RUNNING, request.id)
   try {
     const isStopped = stopped(request.id)
     if (isStopped()) throw new WalkStopped()
@@ -55,5 +61,6 @@ port.on('message', (message: WalkMessage) => {
     const { code, message } = error as NodeJS.ErrnoException
     reply = { id: request.id, ok: false, code, message, walker: walkerName() }
   }
+  Atomics.store(cells, RUNNING, 0)
   port.postMessage(reply)
 })
