@@ -11,8 +11,9 @@ import { mergeUsage } from '../../usage-sums.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
 import { bucketFolder, bucketLabel } from './names.js'
+import { stuckWalkFor } from './stuck-walks.js'
 import { pathBytes, type WalkResult, type WalkTask } from './walk.js'
-import { stuckWalkFor, WalkPool } from './walk-pool.js'
+import { WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
   /** DATA_DIR: one folder per bucket. */
