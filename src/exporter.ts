@@ -201,7 +201,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       await security.close()
       // Together: a running scan is aborted while in-flight scrapes finish.
       await Promise.all([scanner.close(), app.close()])
-      usageExposition.close()
+      await usageExposition.close()
       runtime.close()
     },
   }

@@ -129,7 +129,7 @@ export async function publishedRound(
     return { ms, blockMs: monitor.stop(), busyMs: busy.stop() }
   } finally {
     await scanner.close()
-    exposition.close()
+    await exposition.close()
   }
 }
 

@@ -6,6 +6,7 @@ import type { UsageSnapshot } from '../scanner/snapshot.js'
 import type { BudgetOutcome } from './budget-families.js'
 import { NO_BUDGET, type SeriesBudget } from './usage-budget.js'
 import { renderUsageBlock } from './usage-render.js'
+import { RenderThread } from './usage-render-thread.js'
 
 const noop = () => undefined
 
@@ -43,6 +44,7 @@ export interface UsageExpositionOptions {
 export class UsageExposition {
   readonly #naming: string | ExpositionNaming
   readonly #controller = new AbortController()
+  readonly #thread = new RenderThread()
   readonly #options: UsageExpositionOptions
   #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
   /** The newest snapshot whose rendering finished, with its block: served while a newer one renders. */
@@ -75,6 +77,7 @@ export class UsageExposition {
     const previous = this.#current?.block
     const block = renderUsageBlock(snapshot, this.#naming, {
       signal: this.#controller.signal,
+      thread: this.#thread,
       budget: this.#options.budget ?? NO_BUDGET,
       onOutcome: (outcome) => this.#counted(outcome),
     })
@@ -148,11 +151,12 @@ export class UsageExposition {
     return this.#limitHits
   }
 
-  /** Stops any rendering or compression in progress. */
-  close(): void {
+  /** Stops any rendering or compression in progress; resolves once the render thread has ended. */
+  async close(): Promise<void> {
     this.#controller.abort(new Error('exporter closing'))
     this.#current?.block.then((block) => block.retire(), noop)
     this.#current = undefined
     this.#rendered = undefined
+    await this.#thread.close()
   }
 }

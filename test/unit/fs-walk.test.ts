@@ -5,13 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { bucketFolder, bucketLabel } from '../../src/scanner/sources/fs/source.js'
+import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks } from '../../src/scanner/sources/fs/stuck-walks.js'
 import { walkDirectory } from '../../src/scanner/sources/fs/walk.js'
-import {
-  MAX_STUCK_WALKS,
-  stuckWalkFor,
-  stuckWalks,
-  WalkPool,
-} from '../../src/scanner/sources/fs/walk-pool.js'
+import { WalkPool } from '../../src/scanner/sources/fs/walk-pool.js'
 import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
 import { waitFor } from '../support/wait-for.js'
