@@ -16,7 +16,7 @@ import { type BenchRow, formatTable, RESULT_PREFIX } from './support/report.js'
  * `npm run bench`: runs every bench/*.bench.ts in its own process (so memory figures are not
  * mixed), streams its output, then prints one table of all rows. `npm run bench -- scrape` runs
  * only benches whose file name contains "scrape". Arguments after the filter go to each bench
- * (`npm run bench -- soak --minutes 2`). The soak bench (10 minutes) and fs-2m (a tree of 2,000,000
+ * (`npm run bench -- soak --rounds 200`). The soak bench (3,000 scan rounds) and fs-2m (a tree of 2,000,000
  * files, made once and kept) run only when named.
  * Exit code 1 when a target was missed. src/ is compiled once for all of them (support/build.ts).
  * `--docs` (anywhere among the arguments) also writes the table into docs/performance.md: a full

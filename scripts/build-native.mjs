@@ -3,12 +3,13 @@
  * headers of the Node running this script (`<prefix>/include/node`, beside process.execPath; the
  * official node images have them), without node-gyp and without the network. N-API only, so the
  * file runs on any Node of the same platform from 20 on. Called by scripts/build.mjs; on its own:
- *   node scripts/build-native.mjs [folder...]   (default: dist and src)
+ *   node scripts/build-native.mjs [folder...]   (default: dist and native/build)
  *
- * The file is `fswalk.node` at the root of each code folder: dist/ (the bundle, the image) and
- * src/ (tests and `npm run dev` through tsx); src/sources/fs/native-walk.ts looks for it
- * there. Never committed (.gitignore). Without a compiler or headers the build prints one line and
- * goes on: the exporter then walks with JavaScript (and logs so at its first scan).
+ * The file is `fswalk.node` in dist/ (beside the bundle: the image) and in native/build/ (for src/
+ * run through tsx: tests, `npm run dev`), never in src/, which holds only sources;
+ * src/sources/fs/native-walk.ts looks for it in both. Never committed (.gitignore).
+ * Without a compiler or headers the build prints one line and goes on: the exporter then walks
+ * with JavaScript (and logs so at its first scan).
  */
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
@@ -17,7 +18,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-export const NATIVE_WALK_FILE = 'fswalk.node'
+const NATIVE_WALK_FILE = 'fswalk.node'
+/** Where src/ run through tsx finds the file (native-walk.ts looks there from the source tree). */
+export const SOURCE_TREE_NATIVE = join(root, 'native/build')
 const SOURCE = join(root, 'native/fswalk.c')
 
 /**
@@ -37,6 +40,8 @@ const FLAGS = [
 
 /** Compiles the addon into each of `folders`; returns false (after one line on stderr) if it could not. */
 export function buildNative(folders) {
+  // Builds before native/build/ wrote the file into src/: nothing reads it there now.
+  rmSync(join(root, 'src', NATIVE_WALK_FILE), { force: true })
   const compiler = process.env.CC || 'cc'
   const headers = join(dirname(dirname(process.execPath)), 'include/node')
   if (!existsSync(join(headers, 'node_api.h'))) {
@@ -70,5 +75,5 @@ export function buildNative(folders) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const folders = process.argv.slice(2)
-  buildNative(folders.length > 0 ? folders : [join(root, 'dist'), join(root, 'src')])
+  buildNative(folders.length > 0 ? folders : [join(root, 'dist'), SOURCE_TREE_NATIVE])
 }

@@ -18,7 +18,7 @@
  *   traces name src/ files (see docs/deploy.md).
  *
  * - The native fs walk (native/fswalk.c) is compiled by scripts/build-native.mjs into the folder
- *   as fswalk.node (and into src/, for tests through tsx); without a C compiler one line says so
+ *   as fswalk.node (and into native/build/, for src/ through tsx); without a C compiler one line says so
  *   and the JavaScript walk is used.
  *
  * Type checking is `npm run typecheck` (tsc); this only emits. Usage:
@@ -30,7 +30,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
-import { buildNative } from './build-native.mjs'
+import { buildNative, SOURCE_TREE_NATIVE } from './build-native.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -73,7 +73,7 @@ export async function buildDist(outdir, { keep = false } = {}) {
       js: "import { createRequire as __objstoreCreateRequire } from 'node:module';\nconst require = __objstoreCreateRequire(import.meta.url);",
     },
   })
-  buildNative([outdir, join(root, 'src')])
+  buildNative([outdir, SOURCE_TREE_NATIVE])
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

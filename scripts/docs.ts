@@ -1,10 +1,7 @@
 import { catalogue, familyNames } from '../src/collectors/catalogue.js'
-import {
-  bucketMetricGroups,
-  defaultBucketMetricGroups,
-  SeriesCounter,
-} from '../src/collectors/usage-budget.js'
+import { SeriesCounter } from '../src/collectors/usage-budget.js'
 import { usageCollectorFamilies, writeBucketSeries } from '../src/collectors/usage-series.js'
+import { BUCKET_GROUPS, type BucketGroup, DEFAULT_BUCKET_GROUPS } from '../src/config/bucket-groups.js'
 import { drivesEnv } from '../src/config/env/drives.js'
 import { prefixesEnv } from '../src/config/env/prefixes.js'
 import { scannerEnv } from '../src/config/env/scanner.js'
@@ -210,7 +207,7 @@ const REFERENCE_BUCKET: BucketRecord = {
 }
 
 /** Series the reference bucket writes with these BUCKET_METRICS groups on. */
-function seriesOfReferenceBucket(groups: readonly string[]): number {
+function seriesOfReferenceBucket(groups: readonly BucketGroup[]): number {
   const counter = new SeriesCounter(usageCollectorFamilies, undefined, groups)
   writeBucketSeries(counter, REFERENCE_BUCKET)
   return counter.series
@@ -219,8 +216,8 @@ function seriesOfReferenceBucket(groups: readonly string[]): number {
 /** Series per bucket at most: with the default groups (BUCKET_METRICS empty) and with `all`. */
 export function seriesPerBucket(): { readonly default: number; readonly all: number } {
   return {
-    default: seriesOfReferenceBucket(defaultBucketMetricGroups()),
-    all: seriesOfReferenceBucket(bucketMetricGroups()),
+    default: seriesOfReferenceBucket(DEFAULT_BUCKET_GROUPS),
+    all: seriesOfReferenceBucket(BUCKET_GROUPS),
   }
 }
 
@@ -230,13 +227,12 @@ export function seriesPerBucket(): { readonly default: number; readonly all: num
  * every group's sums.
  */
 export function renderCardinalityReference(namespace = 'objstore'): string {
-  const defaults = defaultBucketMetricGroups()
-  const rows = bucketMetricGroups().map((group) => {
+  const rows = BUCKET_GROUPS.map((group) => {
     const families = Object.values(usageCollectorFamilies)
       .filter((definition) => definition.bucketGroup === group)
       .map((definition) => `\`${namespace}_${definition.name}\``)
       .join(', ')
-    const byDefault = defaults.includes(group) ? 'yes' : 'opt-in'
+    const byDefault = DEFAULT_BUCKET_GROUPS.includes(group) ? 'yes' : 'opt-in'
     return { group, byDefault, families, series: seriesOfReferenceBucket([group]) }
   })
   const total = seriesPerBucket()

@@ -21,8 +21,7 @@ function newestMtime(folder) {
   if (!existsSync(folder)) return 0
   let newest = 0
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    // The native fs walk the build writes into src/ (fswalk.node) is its output, not a source.
-    if (!entry.isFile() || entry.name.endsWith('.node')) continue
+    if (!entry.isFile()) continue
     newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs)
   }
   return newest

@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector, type DrivesCollectorOptions } from './collectors/drives.js'
-import { createLoggerCollector, type LogDeliverySource } from './collectors/logger.js'
+import { createLoggerCollector } from './collectors/logger.js'
 import { createPricesCollector, hasPrices } from './collectors/prices.js'
 import { CollectorRunner } from './collectors/runner.js'
 import { RuntimeMetrics } from './collectors/runtime.js'
@@ -15,6 +15,7 @@ import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import { seriesBudgetOf, UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
+import type { TargetDelivery } from './logging/create-logger.js'
 import { secretRedactorOf } from './logging/redaction.js'
 import type { SecretRedactor } from './logging/secret-redactor.js'
 import { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
@@ -30,8 +31,8 @@ import { SOURCES } from './sources/list.js'
 
 export interface ExporterOptions {
   readonly logger: Logger
-  /** The HTTP log target's counters, when LOG_TARGETS includes http (logger_http_* families). */
-  readonly logDelivery?: LogDeliverySource
+  /** The delivery counters of the log targets that have them (the logger_* families, a series per target). */
+  readonly logDeliveries?: readonly TargetDelivery[]
   /** The logger's secret redactor, for the page and the API; built from config when absent. */
   readonly redactor?: SecretRedactor
   /** Injected only to simulate hung or failing filesystems in tests. */
@@ -146,7 +147,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       : []),
     // The operator's prices, when set: without them the scrape has no price family at all.
     ...(hasPrices(config.PRICES) ? [createPricesCollector(config.PRICES)] : []),
-    ...(options.logDelivery ? [createLoggerCollector(options.logDelivery)] : []),
+    ...(options.logDeliveries?.length ? [createLoggerCollector(options.logDeliveries)] : []),
     ...(options.extraCollectors ?? []),
   ]
   const runner = new CollectorRunner(collectors, logger)
@@ -200,7 +201,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
       await security.close()
       // Together: a running scan is aborted while in-flight scrapes finish.
       await Promise.all([scanner.close(), app.close()])
-      usageExposition.close()
+      await usageExposition.close()
       runtime.close()
     },
   }

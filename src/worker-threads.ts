@@ -14,6 +14,19 @@ export function startSiblingWorker(
   name: string,
   options: Omit<WorkerOptions, 'eval' | 'execArgv'> = {},
 ): Worker {
+  const worker = newSiblingWorker(siblingUrl, name, options)
+  const counts = countsOf(name)
+  counts.started++
+  counts.running++
+  worker.once('exit', () => counts.running--)
+  return worker
+}
+
+function newSiblingWorker(
+  siblingUrl: string,
+  name: string,
+  options: Omit<WorkerOptions, 'eval' | 'execArgv'>,
+): Worker {
   const extension = extname(fileURLToPath(siblingUrl))
   const entry = new URL(`./${name}${extension}`, siblingUrl)
   const settings = { ...options, execArgv: [] }
@@ -21,4 +34,31 @@ export function startSiblingWorker(
   const tsx = import.meta.resolve('tsx/esm/api')
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
   return new Worker(bootstrap, { ...settings, eval: true })
+}
+
+/** Worker threads of one module: started since the process began, and running now. */
+export interface WorkerThreadCounts {
+  started: number
+  running: number
+}
+
+/**
+ * Per worker module (`walk-worker`, `usage-render-worker`), process-wide: workers are meant to
+ * live as long as the process, so `started` stays put while it runs; a count that climbs with
+ * every scan round is the churn that once aborted the process (docs/faults.md).
+ */
+const threadCounts = new Map<string, WorkerThreadCounts>()
+
+function countsOf(name: string): WorkerThreadCounts {
+  let counts = threadCounts.get(name)
+  if (!counts) {
+    counts = { started: 0, running: 0 }
+    threadCounts.set(name, counts)
+  }
+  return counts
+}
+
+/** Worker threads started and running, by worker module; read-only copies. */
+export function workerThreadCounts(): ReadonlyMap<string, Readonly<WorkerThreadCounts>> {
+  return new Map([...threadCounts].map(([name, counts]) => [name, { ...counts }]))
 }

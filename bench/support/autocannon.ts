@@ -20,10 +20,8 @@ export function runAutocannon(
   url: string,
   options: { connections: number; seconds: number; headers: readonly string[] },
 ): Promise<AutocannonResult> {
-  const cli = join(
-    dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
-    'autocannon.js',
-  )
+  const require = createRequire(import.meta.url)
+  const cli = join(dirname(require.resolve('autocannon/package.json')), 'autocannon.js')
   const headerArgs = options.headers.flatMap((header) => ['-H', header])
   const child = spawn(
     process.execPath,

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { waitForHttpOk } from '../../test/support/http-ready.js'
@@ -30,10 +29,26 @@ export interface ExporterChild {
   memory(): { rssMb: number; peakMb: number }
   /** CPU time the process has used so far (user and system, all threads), in ms. */
   cpuMs(): number
+  /** How the process ended (a code, or the signal that ended it: SIGABRT for an abort). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** The last few kB it wrote to stderr (also passed through to this process's stderr). */
+  stderrTail(): string
   close(): Promise<void>
 }
 
-export async function startExporterChild(build: Build, env: Record<string, string>): Promise<ExporterChild> {
+/** What is kept of a child's stderr: an abort's message and stack fit. */
+const STDERR_TAIL = 8192
+
+export interface ExporterChildOptions {
+  /** Called with each line of its stdout (its log, JSON); stdout is ignored without it. */
+  readonly onStdoutLine?: (line: string) => void
+}
+
+export async function startExporterChild(
+  build: Build,
+  env: Record<string, string>,
+  options: ExporterChildOptions = {},
+): Promise<ExporterChild> {
   const port = await freePort()
   const child: ChildProcess = spawn(process.execPath, [join(build.dir, 'main.js')], {
     env: {
@@ -43,8 +58,25 @@ export async function startExporterChild(build: Build, env: Record<string, strin
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.onStdoutLine ? 'pipe' : 'ignore', 'pipe'],
   })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk)
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)
+  })
+  const { onStdoutLine } = options
+  if (onStdoutLine && child.stdout) {
+    let partial = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) onStdoutLine(line)
+    })
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   try {
     await waitForHttpOk(`${baseUrl}/readyz`, () => child.exitCode === null, 60_000)
@@ -60,10 +92,12 @@ export async function startExporterChild(build: Build, env: Record<string, strin
       return { rssMb: residentMb(pid, 'VmRSS'), peakMb: residentMb(pid, 'VmHWM') }
     },
     cpuMs: () => processCpuMs(child.pid as number),
+    exited,
+    stderrTail: () => stderr,
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
-      await once(child, 'exit')
+      await exited
     },
   }
 }

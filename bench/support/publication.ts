@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
+import { DEFAULT_BUCKET_GROUPS } from '../../src/config/bucket-groups.js'
 import type { BucketUsage, UsageSource } from '../../src/sources/types.js'
 import { generateSnapshot } from '../../test/support/usage-snapshots.js'
 import { answerParent, askFreshChild } from './fresh-child.js'
@@ -105,7 +106,7 @@ export async function publishedRound(
     logger: silent,
   })
   const exposition = new UsageExposition('objstore', {
-    budget: seriesBudgetOf({ BUCKET_METRICS: '', BUCKETS_TOP_N: 0, MAX_SERIES: 0 }),
+    budget: seriesBudgetOf({ BUCKET_GROUPS: DEFAULT_BUCKET_GROUPS, BUCKETS_TOP_N: 0, MAX_SERIES: 0 }),
     logger: silent,
   })
   scanner.onSnapshot((snapshot) => exposition.prepare(snapshot))
@@ -128,7 +129,7 @@ export async function publishedRound(
     return { ms, blockMs: monitor.stop(), busyMs: busy.stop() }
   } finally {
     await scanner.close()
-    exposition.close()
+    await exposition.close()
   }
 }
 

@@ -19,7 +19,7 @@ const NS = 'http://s3.amazonaws.com/doc/2006-03-01/'
 const MAX_KEYS = 1000
 const MODIFIED_ORIGIN_MS = Date.UTC(2026, 0, 1)
 
-export interface ListingBucket {
+interface ListingBucket {
   readonly objects: number
   readonly latencyMs: number
   readonly nested: boolean
@@ -41,7 +41,7 @@ export function objectSize(index: number): number {
   return (index * 7919) % 10_000_000
 }
 
-export function createListingServer(buckets: readonly string[]): Server {
+function createListingServer(buckets: readonly string[]): Server {
   const known = new Set(buckets)
   return createServer((incoming, outgoing) => {
     incoming.resume()
@@ -78,7 +78,7 @@ const TENANTS = 20
 const DAYS = 50
 
 /** Object `index`'s key: increasing with `index`, so a listing is a walk over indexes. */
-export function objectKey(bucket: ListingBucket, index: number): string {
+function objectKey(bucket: ListingBucket, index: number): string {
   if (!bucket.nested) return `key-${String(index).padStart(9, '0')}`
   const perTenant = Math.ceil(bucket.objects / TENANTS)
   const perDay = Math.ceil(perTenant / DAYS)

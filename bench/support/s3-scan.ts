@@ -10,7 +10,7 @@ import pino from 'pino'
 type ScannerModule = typeof import('../../src/scanning/scanner.js')
 type S3SourceModule = typeof import('../../src/sources/s3/source.js')
 
-export const BENCH_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench-secret' } as const
+const BENCH_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench-secret' } as const
 
 /** A scanner of `buckets` on `endpoint`, SCAN_CONCURRENCY `concurrency`, every other setting its default. */
 export function listingScanner(

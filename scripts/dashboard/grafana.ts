@@ -19,14 +19,14 @@ export interface Target {
   readonly datasource: typeof DATASOURCE
 }
 
-export interface GridPos {
+interface GridPos {
   readonly x: number
   readonly y: number
   readonly w: number
   readonly h: number
 }
 
-export type PanelType = 'row' | 'text' | 'stat' | 'gauge' | 'timeseries' | 'table' | 'bargauge' | 'heatmap'
+type PanelType = 'row' | 'text' | 'stat' | 'gauge' | 'timeseries' | 'table' | 'bargauge' | 'heatmap'
 
 export interface Panel {
   readonly id: number
@@ -43,7 +43,7 @@ export interface Panel {
   readonly panels?: readonly Panel[]
 }
 
-export interface Threshold {
+interface Threshold {
   readonly color: string
   readonly value: number | null
 }

@@ -33,7 +33,7 @@ export function lastValue() {
   return { calcs: ['lastNotNull'], fields: '', values: false }
 }
 
-export function describe(options: PanelOptions): { description?: string } {
+function describe(options: PanelOptions): { description?: string } {
   return options.description === undefined ? {} : { description: options.description }
 }
 
@@ -213,7 +213,7 @@ export function notFillingMapping() {
 }
 
 /** Value mappings of a 0/1 series: 0 in red, 1 in green, with words. */
-export function zeroOneMapping(zero: string, one: string) {
+function zeroOneMapping(zero: string, one: string) {
   return [
     { type: 'value', options: { '0': { text: zero, color: 'red' }, '1': { text: one, color: 'green' } } },
   ]

@@ -40,7 +40,7 @@ export async function checkConfig(options: Readonly<Record<string, unknown>>): P
 }
 
 /** The effective configuration as `NAME=value  # origin` lines, sorted by name, secrets masked. */
-export function describeConfiguration(loaded: LoadedConfig): string {
+function describeConfiguration(loaded: LoadedConfig): string {
   const lines = [`# objstore-exporter ${VERSION}: configuration valid`]
   const names = Object.keys(loaded.effective).sort()
   const shown = names.map((name) => `${name}=${shownValue(name, loaded.effective[name])}`)

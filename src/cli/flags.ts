@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import type { Logger } from 'pino'
 import { groupNotGivenWarning, unusedGroupWarning } from '../config/group-settings.js'
 import { ConfigError, type LoadedConfig, loadConfiguration } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 
 /**
  * The command-line flags that mirror environment variables, node_exporter style. The environment
@@ -22,7 +23,7 @@ interface ConfigFlag {
 
 const single = (name: string) => (value: string) => ({ [name]: value })
 
-export const CONFIG_FLAGS: readonly ConfigFlag[] = [
+const CONFIG_FLAGS: readonly ConfigFlag[] = [
   {
     flag: '--web.listen-address <[host]:port>',
     attribute: 'web.listenAddress',
@@ -80,7 +81,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
 function listenAddress(value: string): Readonly<Record<string, string>> | string {
   const match = /^(?:\[([^\]]*)\]|([^:[\]]*)):([^:]*)$/.exec(value.trim())
   if (!match)
-    return `--web.listen-address=${JSON.stringify(value)}: expected [host]:port, like 127.0.0.1:9786, [::1]:9786 or :9786`
+    return `--web.listen-address=${shownValue(value)}: expected [host]:port, like 127.0.0.1:9786, [::1]:9786 or :9786`
   const host = match[1] ?? match[2] ?? ''
   return host === '' ? { PORT: match[3] ?? '' } : { HOST: host, PORT: match[3] ?? '' }
 }

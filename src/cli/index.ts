@@ -9,7 +9,7 @@ import { serve } from './serve.js'
  * The command line: `serve` (the default), `check-config` and `scan --once`. Every subcommand
  * reads its configuration as serve does (environment, .env, the flags of flags.ts over both).
  */
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('objstore-exporter')
     .description('Prometheus exporter for object storage capacity and bucket usage')
     .version(VERSION, '-v, --version', 'print the version and exit')

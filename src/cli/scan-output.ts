@@ -62,7 +62,7 @@ function prometheusText(
  * du's suffixes (K, M, G...), or in bytes (`--bytes`). A bucket this scan could not measure shows
  * `-` and `(failed)`.
  */
-export function bucketTable(snapshot: UsageSnapshot, inBytes: boolean): string {
+function bucketTable(snapshot: UsageSnapshot, inBytes: boolean): string {
   const size = (bytes: number) => (inBytes ? String(bytes) : humanBytes(bytes))
   const rows: [string, string, string][] = []
   let bytes = 0
@@ -89,7 +89,7 @@ export function bucketTable(snapshot: UsageSnapshot, inBytes: boolean): string {
 }
 
 /** du -h's notation: one decimal below 10 of a unit, whole numbers above, rounded up as du does. */
-export function humanBytes(bytes: number): string {
+function humanBytes(bytes: number): string {
   const units = ['K', 'M', 'G', 'T', 'P', 'E']
   if (bytes < 1024) return String(bytes)
   let value = bytes / 1024

@@ -2,13 +2,13 @@ import type { LoadedConfig } from '../config/load.js'
 import { createExporter, type Exporter } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
 import { routeProcessWarnings } from '../logging/process-warnings.js'
-import { settleStuckWalks, stuckWalks } from '../sources/fs/walk-pool.js'
+import { settleStuckWalks, stuckWalks } from '../sources/fs/stuck-walks.js'
 import { VERSION } from '../version.js'
 import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
 
 /**
  * `objstore-exporter serve` (the default command, and `npm start`): serves /metrics until SIGTERM
- * or SIGINT. Everything that touches process state (env, signals, exit codes) lives here.
+ * or SIGINT; SIGHUP is logged and ignored. Everything that touches process state (env, signals, exit codes) lives here.
  */
 export async function serve(options: Readonly<Record<string, unknown>>): Promise<void> {
   let loaded: LoadedConfig
@@ -27,7 +27,7 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
     exporter = await createExporter(config, {
       logger,
       redactor: logging.redactor,
-      ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+      logDeliveries: logging.deliveries,
     })
   } catch (error) {
     // An unreadable or mismatched token or TLS file is the same kind of mistake as a bad variable.
@@ -81,6 +81,14 @@ export async function serve(options: Readonly<Record<string, unknown>>): Promise
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  // SIGHUP's default action ends a process without a word (a closed terminal, an init system or
+  // an operator expecting a reload). There is nothing to reload: say so, and keep serving.
+  process.on('SIGHUP', (signal) =>
+    logger.warn(
+      { signal },
+      'SIGHUP ignored: the configuration is read once, at start; restart to apply a change',
+    ),
+  )
 }
 
 /**

@@ -1,50 +1,54 @@
-import type { DeliveryStats } from '../logging/targets/types.js'
+import type { TargetDelivery } from '../logging/create-logger.js'
 import { describe, family } from '../metrics/families.js'
 import type { MetricSet } from '../metrics/metric-set.js'
 import type { Collector } from './types.js'
 
-/** The HTTP log target's delivery counters. */
+/**
+ * The delivery counters of the log targets that deliver asynchronously (a target's `stats()`),
+ * one family per counter and a series per target, `target` its LOG_TARGETS name: a new target
+ * with counters adds series, not families, and nothing here names one.
+ */
 export const loggerFamilies = describe('logger', {
-  logger_http_sent_total: family('counter', [], 'Log entries delivered to the HTTP log target.'),
-  logger_http_failed_total: family(
+  logger_sent_total: family('counter', ['target'], 'Log entries the log target delivered.'),
+  logger_failed_total: family(
     'counter',
-    [],
-    'Log entries in batches the HTTP log receiver rejected for good (4xx other than 408 and 429); not retried.',
+    ['target'],
+    'Log entries in batches the log receiver rejected for good (HTTP: 4xx other than 408 and 429); not retried.',
   ),
-  logger_http_dropped_total: family(
+  logger_dropped_total: family(
     'counter',
-    [],
-    'Log entries dropped because the HTTP log target queue was full (oldest first), or still queued at the shutdown deadline.',
+    ['target'],
+    "Log entries dropped because the log target's queue was full (oldest first), or still queued at the shutdown deadline.",
   ),
-  logger_http_queue_entries: family(
+  logger_queue_entries: family(
     'gauge',
-    [],
-    'Log entries waiting for the HTTP log target, the batch being sent included.',
+    ['target'],
+    'Log entries waiting for the log target, the batch being sent included.',
   ),
-  logger_http_online: family(
+  logger_online: family(
     'gauge',
-    [],
-    'Whether the last delivery attempt to the HTTP log target succeeded (1) or not (0); 1 before the first attempt.',
+    ['target'],
+    'Whether the last delivery attempt of the log target succeeded (1) or not (0); 1 before the first attempt.',
   ),
 })
 
-/** Anything that can tell how its log deliveries went; the HTTP log target in production. */
-export interface LogDeliverySource {
-  stats(): DeliveryStats
-}
-
-/** The HTTP log target's counters, read (no I/O) at scrape time. */
-export function createLoggerCollector(source: LogDeliverySource): Collector<typeof loggerFamilies> {
+/** The targets' counters, read (no I/O) at scrape time. */
+export function createLoggerCollector(
+  deliveries: readonly TargetDelivery[],
+): Collector<typeof loggerFamilies> {
   return {
     name: 'logger',
     families: loggerFamilies,
     collect(out: MetricSet<typeof loggerFamilies>) {
-      const stats = source.stats()
-      out.set('logger_http_sent_total', {}, stats.sent)
-      out.set('logger_http_failed_total', {}, stats.failed)
-      out.set('logger_http_dropped_total', {}, stats.dropped)
-      out.set('logger_http_queue_entries', {}, stats.queued)
-      out.set('logger_http_online', {}, stats.online ? 1 : 0)
+      for (const delivery of deliveries) {
+        const stats = delivery.stats()
+        const labels = { target: delivery.target }
+        out.set('logger_sent_total', labels, stats.sent)
+        out.set('logger_failed_total', labels, stats.failed)
+        out.set('logger_dropped_total', labels, stats.dropped)
+        out.set('logger_queue_entries', labels, stats.queued)
+        out.set('logger_online', labels, stats.online ? 1 : 0)
+      }
     },
   }
 }

@@ -2,7 +2,12 @@ import type { Logger } from 'pino'
 import { type Families, unionOf } from '../metrics/families.js'
 import { MetricSet } from '../metrics/metric-set.js'
 import { inCatalogueOrder } from './catalogue.js'
-import { exporterFamilies, writeBuildInfo, writeCollectorOutcome } from './exporter-families.js'
+import {
+  exporterFamilies,
+  writeBuildInfo,
+  writeCollectorOutcome,
+  writeWorkerThreads,
+} from './exporter-families.js'
 import type { Collector } from './types.js'
 
 /** How a collector fared in its last scrape, for the landing page. */
@@ -14,7 +19,7 @@ export interface CollectorOutcome {
   readonly lastRunAtMs?: number
 }
 
-export class CollectorTimeoutError extends Error {
+class CollectorTimeoutError extends Error {
   constructor(budgetMs: number) {
     super(`did not finish within the scrape budget of ${budgetMs} ms`)
     this.name = 'CollectorTimeoutError'
@@ -97,6 +102,7 @@ export class CollectorRunner {
     const result = new MetricSet(this.#families)
     const own = new MetricSet(exporterFamilies)
     writeBuildInfo(own)
+    writeWorkerThreads(own)
     const outcomes = await Promise.all(this.#collectors.map((collector) => this.#runOne(collector, budgetMs)))
     for (const { collector, out, error, seconds } of outcomes) {
       if (!error) result.absorb(out)

@@ -12,7 +12,7 @@ export const RUNTIME_FAMILY_PREFIXES = ['process_', 'nodejs_'] as const
  * suffix, which `promtool check metrics` rejects. The same numbers are in the labelled
  * `nodejs_active_{handles,requests,resources}` gauges (sum over `type`), so these are not served.
  */
-export const DROPPED_RUNTIME_FAMILIES: ReadonlySet<string> = new Set([
+const DROPPED_RUNTIME_FAMILIES: ReadonlySet<string> = new Set([
   'nodejs_active_handles_total',
   'nodejs_active_requests_total',
   'nodejs_active_resources_total',

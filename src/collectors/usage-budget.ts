@@ -5,7 +5,7 @@
  * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
  */
 
-import { OPT_IN_BUCKET_GROUPS } from '../config/bucket-groups.js'
+import type { BucketGroup } from '../config/bucket-groups.js'
 import { eachInSlices } from '../event-loop-slices.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
@@ -26,7 +26,7 @@ export const OTHER_BUCKET = '_other'
 
 export interface SeriesBudget {
   /** BUCKET_METRICS: the per-bucket groups written; undefined for every group. */
-  readonly groups?: readonly string[]
+  readonly groups?: readonly BucketGroup[]
   /** BUCKETS_TOP_N; 0 for every bucket. */
   readonly topN: number
   /** MAX_SERIES; 0 for no ceiling. */
@@ -35,28 +35,8 @@ export interface SeriesBudget {
 
 export const NO_BUDGET: SeriesBudget = { topN: 0, maxSeries: 0 }
 
-/**
- * The groups an empty BUCKET_METRICS (or the word `default` in it) stands for: every declared
- * group but the opt-in ones (config/bucket-groups.ts), whose families multiply the series per
- * bucket and whose figures cost the scan work.
- */
-export function defaultBucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
-  return bucketMetricGroups(families).filter(
-    (group) => !(OPT_IN_BUCKET_GROUPS as readonly string[]).includes(group),
-  )
-}
-
-/** The BUCKET_METRICS groups, in declaration order, from the per-bucket families' declarations. */
-export function bucketMetricGroups(families: Families = usageCollectorFamilies): string[] {
-  const groups = new Set<string>()
-  for (const definition of Object.values(families)) {
-    if (definition.bucketGroup !== undefined) groups.add(definition.bucketGroup)
-  }
-  return [...groups]
-}
-
 /** The buckets BUCKETS_TOP_N did not itemise, as one row of summed figures. */
-export interface OtherBuckets {
+interface OtherBuckets {
   readonly kind: 'other'
   /** How many buckets (measured or not) the row stands for. */
   readonly buckets: number
@@ -99,7 +79,7 @@ export async function planBuckets(
 
 /**
  * The `_other` row's figures: the additive figures of `usages` summed (ADDITIVE_FIGURES, the one
- * list the fs walk's merge uses too); the others (NOT_ADDITIVE_FIGURES: the largest object, times,
+ * list the merge of a bucket's parts uses too); the others (NOT_ADDITIVE_FIGURES: the largest object, times,
  * the quota, prefixes, info) have no meaning for a sum of buckets and are left out.
  */
 export function sumUsage(usages: readonly BucketUsage[]): BucketUsage {
@@ -142,7 +122,7 @@ export class SeriesCounter<F extends Families> implements MetricSink<F> {
 }
 
 /** Writes one planned row: a bucket's series, or the `_other` row's (no scan health but unreadable entries). */
-export function writePlanned(out: Sink, row: PlannedBucket): void {
+function writePlanned(out: Sink, row: PlannedBucket): void {
   if (!('kind' in row)) {
     writeBucketSeries(out, row)
     return

@@ -1,17 +1,12 @@
 import type { Logger } from 'pino'
-import { bucketMetricWords } from '../config/bucket-groups.js'
-import { type Config, ConfigError } from '../config/load.js'
+import type { Config } from '../config/load.js'
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import type { BudgetOutcome } from './budget-families.js'
-import {
-  bucketMetricGroups,
-  defaultBucketMetricGroups,
-  NO_BUDGET,
-  type SeriesBudget,
-} from './usage-budget.js'
+import { NO_BUDGET, type SeriesBudget } from './usage-budget.js'
 import { renderUsageBlock } from './usage-render.js'
+import { RenderThread } from './usage-render-thread.js'
 
 const noop = () => undefined
 
@@ -23,32 +18,11 @@ export interface ServedBlock {
 /** While MAX_SERIES keeps being passed, the warning is repeated at most this often. */
 const LIMIT_LOG_INTERVAL_MS = 15 * 60_000
 
-/**
- * The budget the configuration asks for. BUCKET_METRICS is a list of groups, where `default`
- * stands for the groups on by default and `all` for every group; empty is `default`. A group no
- * per-bucket family declares is a ConfigError naming the groups there are (the config cannot
- * check it: the declarations are here).
- */
+/** The budget the configuration asks for: BUCKET_METRICS's groups (checked at load), BUCKETS_TOP_N, MAX_SERIES. */
 export function seriesBudgetOf(
-  config: Pick<Config, 'BUCKET_METRICS' | 'BUCKETS_TOP_N' | 'MAX_SERIES'>,
+  config: Pick<Config, 'BUCKET_GROUPS' | 'BUCKETS_TOP_N' | 'MAX_SERIES'>,
 ): SeriesBudget {
-  const known = bucketMetricGroups()
-  const words = bucketMetricWords(config.BUCKET_METRICS)
-  const unknown = words.filter((word) => word !== 'all' && word !== 'default' && !known.includes(word))
-  if (unknown.length > 0) {
-    throw new ConfigError([
-      `BUCKET_METRICS: unknown group ${unknown.map((group) => `"${group}"`).join(', ')}; expected a comma-separated list of ${[...known, 'default', 'all'].join(', ')}`,
-    ])
-  }
-  const budget = { topN: config.BUCKETS_TOP_N, maxSeries: config.MAX_SERIES }
-  if (words.includes('all')) return budget
-  const asked = new Set(
-    (words.length === 0 ? ['default'] : words).flatMap((word) =>
-      word === 'default' ? defaultBucketMetricGroups() : [word],
-    ),
-  )
-  // Declaration order, whatever order they were asked in, so two spellings give one budget.
-  return { groups: known.filter((group) => asked.has(group)), ...budget }
+  return { groups: config.BUCKET_GROUPS, topN: config.BUCKETS_TOP_N, maxSeries: config.MAX_SERIES }
 }
 
 export interface UsageExpositionOptions {
@@ -70,6 +44,7 @@ export interface UsageExpositionOptions {
 export class UsageExposition {
   readonly #naming: string | ExpositionNaming
   readonly #controller = new AbortController()
+  readonly #thread = new RenderThread()
   readonly #options: UsageExpositionOptions
   #current: { readonly snapshot: UsageSnapshot; readonly block: Promise<ExpositionBlock> } | undefined
   /** The newest snapshot whose rendering finished, with its block: served while a newer one renders. */
@@ -102,6 +77,7 @@ export class UsageExposition {
     const previous = this.#current?.block
     const block = renderUsageBlock(snapshot, this.#naming, {
       signal: this.#controller.signal,
+      thread: this.#thread,
       budget: this.#options.budget ?? NO_BUDGET,
       onOutcome: (outcome) => this.#counted(outcome),
     })
@@ -175,11 +151,12 @@ export class UsageExposition {
     return this.#limitHits
   }
 
-  /** Stops any rendering or compression in progress. */
-  close(): void {
+  /** Stops any rendering or compression in progress; resolves once the render thread has ended. */
+  async close(): Promise<void> {
     this.#controller.abort(new Error('exporter closing'))
     this.#current?.block.then((block) => block.retire(), noop)
     this.#current = undefined
     this.#rendered = undefined
+    await this.#thread.close()
   }
 }

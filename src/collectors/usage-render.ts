@@ -5,21 +5,20 @@ import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf, storedLine } from '../snapshot/stored-records.js'
-import { startSiblingWorker } from '../worker-threads.js'
 import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
-import type { RenderMessage, RenderReply } from './usage-render-worker.js'
+import type { RenderThread } from './usage-render-thread.js'
 import { UsageTotals, usageCollectorFamilies, writeSnapshotTotals } from './usage-series.js'
 
 /** Up to this many buckets (a few milliseconds of work) are rendered on the spot. */
 const INLINE_BUCKETS = 200
 /** Buckets sent to the worker per message: a millisecond or two of cloning on the event loop each. */
 const BATCH_BUCKETS = 250
-/** A small young generation: more, shorter collections on the worker, and less memory held. */
-const WORKER_YOUNG_GENERATION_MB = 8
 
 export interface RenderOptions {
   readonly signal: AbortSignal
+  /** The worker thread large snapshots are rendered on, kept from one snapshot to the next. */
+  readonly thread: RenderThread
   /** BUCKET_METRICS, BUCKETS_TOP_N, MAX_SERIES; none by default. */
   readonly budget?: SeriesBudget
   /** Told how the rendering fared under MAX_SERIES (when set); answers the hits counted so far. */
@@ -29,8 +28,8 @@ export interface RenderOptions {
 /**
  * Renders the usage families of `snapshot` into an ExpositionBlock. A large snapshot (10,000
  * buckets: 500,000 series, 45 MB of text, some 0.4 s of work and as much of compression) is
- * rendered and compressed on a worker thread of its own, started for the job and ended after it:
- * the event loop only hands the buckets over in batches and receives the compressed segments
+ * rendered and compressed on the worker thread `thread` (one for the process's life, not one per
+ * snapshot: docs/faults.md): the event loop only hands the buckets over in batches and receives the compressed segments
  * (2.5 MB, transferred, not copied). The worker compresses as it renders, so the whole text is
  * never held anywhere, and the garbage of rendering is collected on the worker's
  * heap: neither work nor garbage collection holds up a scrape.
@@ -76,27 +75,8 @@ export async function renderUsageBlock(
   }
   // The buckets' series on the worker.
   const totals = totalsWriter.families()
-  const worker = startSiblingWorker(import.meta.url, 'usage-render-worker', {
-    workerData: { naming, budget, startSeries: totalsCounter.series },
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-  })
-  const rendered = new Promise<ExpositionBlock>((resolve, reject) => {
-    worker.once('message', (reply: RenderReply) => {
-      if (!reply.ok) return reject(new Error(`rendering the usage families failed: ${reply.message}`))
-      const outcomeWriter = new ExpositionWriter(naming, usageCollectorFamilies)
-      outcomeOf(reply.outcome, outcomeWriter)
-      const compressed = merge(
-        [...totals, ...outcomeWriter.families()].map((family) => compressFamilySync(family)),
-        reply.families.map(compressedBuffers),
-      )
-      resolve(ExpositionBlock.fromCompressed(compressed))
-    })
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`usage render worker exited with code ${code}`)))
-  })
-  // Settled by the exit below when rendering is abandoned; the rejection is then nobody's news.
-  rendered.catch(() => undefined)
-  const stop = () => void worker.terminate()
+  const rendering = options.thread.begin(naming, budget, totalsCounter.series)
+  const stop = () => rendering.drop(signal.reason)
   signal.addEventListener('abort', stop, { once: true })
   try {
     for (let start = 0; start < planned.length; start += BATCH_BUCKETS) {
@@ -106,15 +86,24 @@ export async function renderUsageBlock(
         const line = 'kind' in row ? undefined : storedLine(row)
         return line ? new Uint8Array(line) : row
       })
-      worker.postMessage({ kind: 'buckets', records } satisfies RenderMessage)
+      rendering.post(records)
       await nextTurn()
       signal.throwIfAborted()
     }
-    worker.postMessage({ kind: 'end' } satisfies RenderMessage)
-    return await rendered
+    const reply = await rendering.end()
+    if (!reply.ok) throw new Error(`rendering the usage families failed: ${reply.message}`)
+    const outcomeWriter = new ExpositionWriter(naming, usageCollectorFamilies)
+    outcomeOf(reply.outcome, outcomeWriter)
+    const compressed = merge(
+      [...totals, ...outcomeWriter.families()].map((family) => compressFamilySync(family)),
+      reply.families.map(compressedBuffers),
+    )
+    return ExpositionBlock.fromCompressed(compressed)
+  } catch (error) {
+    rendering.drop(error)
+    throw error
   } finally {
     signal.removeEventListener('abort', stop)
-    void worker.terminate()
   }
 }
 

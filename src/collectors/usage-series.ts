@@ -26,7 +26,7 @@ import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
 import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
-export const usageFamilies = describe('usage', {
+const usageFamilies = describe('usage', {
   cluster_bucket_total: family('untyped', [], 'Number of buckets measured in the last usage snapshot.'),
   cluster_usage_total_bytes: family(
     'gauge',
@@ -213,7 +213,7 @@ export class UsageTotals {
 }
 
 /** The totals of every measured bucket of `snapshot`, in one go. */
-export function usageTotalsOf(snapshot: UsageSnapshot): UsageTotals {
+function usageTotalsOf(snapshot: UsageSnapshot): UsageTotals {
   const totals = new UsageTotals()
   for (const record of snapshot.buckets) {
     const usage = figuresOf(record)

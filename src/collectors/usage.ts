@@ -8,7 +8,7 @@ import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-ser
  * How long a scrape waits for a new snapshot's rendering before it serves the last one rendered:
  * long enough for a few thousand buckets, so a scrape right after a scan sees its figures.
  */
-export const RENDERING_GRACE_MS = 250
+const RENDERING_GRACE_MS = 250
 
 export interface UsageCollectorOptions {
   /** The scanner's last completed snapshot; undefined until the first one. */

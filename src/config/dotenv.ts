@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 
 /** One assignment of a .env file: its value and the line it was on (1-based), for error lines. */
-export interface DotenvEntry {
+interface DotenvEntry {
   readonly value: string
   readonly line: number
 }

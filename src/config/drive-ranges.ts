@@ -1,3 +1,5 @@
+import { shownValue } from './shown-value.js'
+
 /**
  * MinIO's ellipsis syntax for drive lists: `/mnt/disk{1...4}` is four paths, `{01...16}` keeps the
  * zero padding, and several ranges in one pattern expand to their cartesian product.
@@ -5,7 +7,7 @@
 const RANGE = /\{(\d+)\.\.\.(\d+)\}/
 
 /** Upper bound on one expansion, so a typo like `{1...1000000}` fails instead of eating memory. */
-export const MAX_EXPANDED_PATHS = 10_000
+const MAX_EXPANDED_PATHS = 10_000
 
 export class EllipsisError extends Error {}
 
@@ -13,7 +15,7 @@ export function expandEllipsis(pattern: string): string[] {
   const match = RANGE.exec(pattern)
   if (!match) {
     if (/\{|\}|\.\.\./.test(pattern)) {
-      throw new EllipsisError(`malformed ellipsis in "${pattern}" (expected {N...M} with N <= M)`)
+      throw new EllipsisError(`malformed ellipsis in ${shownValue(pattern)} (expected {N...M} with N <= M)`)
     }
     return [pattern]
   }
@@ -36,7 +38,7 @@ export function expandEllipsis(pattern: string): string[] {
     for (const tail of tails) {
       out.push(head + label + tail)
       if (out.length > MAX_EXPANDED_PATHS) {
-        throw new EllipsisError(`"${pattern}" expands to more than ${MAX_EXPANDED_PATHS} paths`)
+        throw new EllipsisError(`${shownValue(pattern)} expands to more than ${MAX_EXPANDED_PATHS} paths`)
       }
     }
   }

@@ -1,7 +1,7 @@
 import envSchemaLoader from 'env-schema'
 import { checkLoggingEnv, type LoggingSettings } from '../logging/settings.js'
 import { parseTagLabels } from '../sources/s3/settings.js'
-import { type ScanFolds, scanFoldsOf } from './bucket-groups.js'
+import { type BucketGroup, parseBucketMetrics, type ScanFolds } from './bucket-groups.js'
 import { ConfigError } from './config-error.js'
 import { readDotenv } from './dotenv.js'
 import { EllipsisError, expandDriveList } from './drive-ranges.js'
@@ -17,6 +17,7 @@ import {
   SECRET_VARIABLES,
 } from './schema.js'
 import { UNOPTIMISED_AJV as ajv, describeExpected, type PropertySchema } from './schema-helpers.js'
+import { shownValue as quoted } from './shown-value.js'
 import {
   driveListText,
   emptyValueProblems,
@@ -31,13 +32,15 @@ import { withoutCredentials } from './url-credentials.js'
 /**
  * Validated configuration: the environment variables, parsed once. DRIVES is expanded to a list of
  * paths, LOG_TARGETS and BUCKETS are lists, the glob lists are compiled and SHARD is {index, count}.
- * SCAN_FOLDS is not a variable: what BUCKET_METRICS asks the scan to fold (bucket-groups.ts);
- * PRICES neither: STORAGE_PRICES and REQUEST_PRICES parsed (env/prices.ts).
+ * BUCKET_GROUPS and SCAN_FOLDS are not variables: the groups BUCKET_METRICS writes, and what it
+ * asks the scan to fold (bucket-groups.ts); PRICES neither: STORAGE_PRICES and REQUEST_PRICES
+ * parsed (env/prices.ts).
  */
 export type Config = Readonly<
   Omit<Env, 'DRIVES' | 'LOG_TARGETS' | keyof BucketSelection> & {
     DRIVES: readonly string[]
     LOG_TARGETS: LoggingSettings['LOG_TARGETS']
+    BUCKET_GROUPS: readonly BucketGroup[]
     SCAN_FOLDS: ScanFolds
     PRICES: PriceTable
   } & BucketSelection
@@ -63,7 +66,7 @@ export interface LoadOptions {
 }
 
 /** A variable that looks meant for the exporter but is not one of its names; worth a warning. */
-export interface ConfigWarning {
+interface ConfigWarning {
   readonly variable: string
   readonly closest: string
   /** Where it was set: `the environment` or `.env line 3`. */
@@ -254,6 +257,8 @@ function checkRelations(raw: Env): Config {
   const { selection, problems: selectionProblems } = parseBucketSelection(raw)
   problems.push(...selectionProblems)
   problems.push(...parseTagLabels(raw.BUCKET_TAG_LABELS).problems)
+  const bucketMetrics = parseBucketMetrics(raw.BUCKET_METRICS)
+  problems.push(...bucketMetrics.problems)
   const prices = parsePriceTable(raw)
   problems.push(...prices.problems)
   if (problems.length > 0) throw new ConfigError(problems)
@@ -263,7 +268,7 @@ function checkRelations(raw: Env): Config {
     PRICES: prices.table,
     ...selection,
   }
-  return Object.freeze({ ...raw, ...parsed, SCAN_FOLDS: scanFoldsOf(raw.BUCKET_METRICS) })
+  return Object.freeze({ ...raw, ...parsed, ...bucketMetrics.parsed })
 }
 
 function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string, SourcedValue>): string[] {
@@ -283,8 +288,11 @@ function describeErrors(errors: readonly AjvError[], values: ReadonlyMap<string,
   return [...lines.values()]
 }
 
-/** A bad value as an error line may show it: secrets hidden, URLs without their credentials. */
+/**
+ * A bad value as an error line may show it: secrets hidden, URLs without their credentials, a
+ * long one cut (shown-value.ts).
+ */
 function shownValue(name: string, value: string): string {
   if (SECRET_VARIABLES.has(name)) return '(value hidden)'
-  return JSON.stringify(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
+  return quoted(CREDENTIAL_URL_VARIABLES.has(name) ? withoutCredentials(value) : value)
 }

@@ -31,7 +31,7 @@ export function describedPattern(pattern: string, meaning: string): string {
 }
 
 /** The words registered for `pattern` by describedPattern, if any. */
-export function patternMeaning(pattern: string): string | undefined {
+function patternMeaning(pattern: string): string | undefined {
   return patternMeanings.get(pattern)
 }
 

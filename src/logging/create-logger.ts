@@ -18,8 +18,8 @@ export type LoggerConfig = LoggingSettings
 export interface LoggerBundle {
   readonly logger: Logger
   readonly targets: readonly LogTarget[]
-  /** The HTTP target's counters when it is on (the logger collector reads them). */
-  readonly httpDelivery: { stats(): DeliveryStats } | undefined
+  /** The counters of the targets that deliver asynchronously (the logger collector reads them). */
+  readonly deliveries: readonly TargetDelivery[]
   /** What the start-up line says about logging: the targets and each one's own fields. */
   readonly banner: Readonly<Record<string, unknown>>
   /** The secrets' redactor every entry goes through: pages and printed results use it too. */
@@ -29,6 +29,12 @@ export interface LoggerBundle {
    * Entries logged afterwards still reach the console.
    */
   close(withinMs: number): Promise<void>
+}
+
+/** A target's delivery counters, under its LOG_TARGETS name. */
+export interface TargetDelivery {
+  readonly target: string
+  stats(): DeliveryStats
 }
 
 export interface CreateLoggerOptions extends TargetOptions {
@@ -88,11 +94,13 @@ export function createLogger(config: LoggerConfig, options: CreateLoggerOptions 
     baseOptions(lowestLevel(targets.map((target) => target.level))),
     pino.multistream(targets.map((target) => ({ stream: target.stream, level: target.level }))),
   )
-  const http = targets.find((target) => target.name === 'http')
   return {
     logger,
     targets,
-    httpDelivery: http?.stats ? { stats: http.stats.bind(http) } : undefined,
+    deliveries: targets.flatMap((target) => {
+      const stats = target.stats?.bind(target)
+      return stats ? [{ target: target.name, stats }] : []
+    }),
     redactor,
     banner: Object.assign(
       { logTargets: config.LOG_TARGETS },

@@ -37,7 +37,7 @@ export const REDACT_PATHS: readonly string[] = [
  * and an SDK error may echo them (S3 sends the access key id and the session token back in some
  * error documents).
  */
-export const AMBIENT_SECRET_VARIABLES = [
+const AMBIENT_SECRET_VARIABLES = [
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
   'AWS_SESSION_TOKEN',
@@ -48,7 +48,7 @@ export const AMBIENT_SECRET_VARIABLES = [
  * The secret values to scrub: SECRET_VARIABLES, credentials inside URL variables, and the
  * AMBIENT_SECRET_VARIABLES of `environment`.
  */
-export function secretValuesOf(
+function secretValuesOf(
   config: Readonly<Record<string, unknown>>,
   environment: Readonly<Record<string, string | undefined>> = {},
 ): string[] {

@@ -13,8 +13,8 @@
  *   configured secret is that long), so a longer value's remainder is left as it is.
  */
 
-export const MIN_SCRUBBED_LENGTH = 4
-export const MIN_ENCODED_BYTES = 8
+const MIN_SCRUBBED_LENGTH = 4
+const MIN_ENCODED_BYTES = 8
 export const MAX_SCRUBBED_LENGTH = 4096
 
 /** The texts that may stand at one position of a form (a character, or a run of backslashes). */
@@ -47,14 +47,14 @@ export function secretForms(secrets: readonly string[]): SecretForm[] {
  * of them may be escaped once or twice, and as separate positions the combinations would make the
  * matcher backtrack exponentially over a long run of backslashes.
  */
-export function textForm(secret: string): SecretForm {
+function textForm(secret: string): SecretForm {
   const positions: string[][] = []
   for (const run of secret.match(/\\+|[\s\S]/gu) ?? []) positions.push([run])
   return positions
 }
 
 /** Hex of the UTF-8 bytes, each digit in lower or upper case. */
-export function hexForm(bytes: Uint8Array): SecretForm {
+function hexForm(bytes: Uint8Array): SecretForm {
   return [...Buffer.from(bytes).toString('hex')].map((digit) => [...new Set([digit, digit.toUpperCase()])])
 }
 
@@ -64,7 +64,7 @@ export function hexForm(bytes: Uint8Array): SecretForm {
  * characters wholly inside the secret are fixed, the one or two at each edge share some bits with
  * the unknown neighbours and stand for the set of characters those bits allow. Padding is left.
  */
-export function base64Form(bytes: Uint8Array, offset: number): SecretForm {
+function base64Form(bytes: Uint8Array, offset: number): SecretForm {
   const firstBit = 8 * offset
   const endBit = 8 * (offset + bytes.length)
   const positions: string[][] = []

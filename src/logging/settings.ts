@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { describedPattern, StringEnum } from '../config/schema-helpers.js'
+import { shownText, shownValue } from '../config/shown-value.js'
 import { LOG_LEVELS, LOG_MODES } from './modes.js'
 import { LOG_TARGET_DEFINITIONS, LOG_TARGET_NAMES, type LogTargetName } from './targets/index.js'
 
@@ -72,12 +73,12 @@ export const LOGGING_CREDENTIAL_URL_VARIABLES: readonly string[] = LOG_TARGET_DE
  */
 export function parseLogTargets(value: string): { targets: LogTargetName[] } | { problem: string } {
   const names = value.split(/[+,]/).map((name) => name.trim())
-  const refuse = (reason: string) => ({ problem: `LOG_TARGETS=${JSON.stringify(value)}: ${reason}` })
+  const refuse = (reason: string) => ({ problem: `LOG_TARGETS=${shownValue(value)}: ${reason}` })
   const unknown = names.filter((name) => !(LOG_TARGET_NAMES as readonly string[]).includes(name))
   if (unknown.length > 0) {
     const distinct = [...new Set(unknown)]
     return refuse(
-      `unknown target${distinct.length > 1 ? 's' : ''} ${distinct.join(', ')}; expected names from ${LOG_TARGET_NAMES.join(', ')}`,
+      `unknown target${distinct.length > 1 ? 's' : ''} ${shownText(distinct.join(', '))}; expected names from ${LOG_TARGET_NAMES.join(', ')}`,
     )
   }
   const twice = names.find((name, index) => names.indexOf(name) !== index)

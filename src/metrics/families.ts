@@ -23,7 +23,7 @@ export type MetricType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 
 /** Which part of the exporter emits a family (for docs and for grouping). */
 export type FamilyGroup = 'drives' | 'usage' | 'scanner' | 'prices' | 'exporter' | 'logger' | 'test'
 
-export interface FamilyDefinition {
+interface FamilyDefinition {
   /** Name without the namespace prefix. Counters end in `_total`. */
   readonly name: string
   readonly help: string
@@ -119,7 +119,7 @@ export type LabelsOf<F extends Families, K extends FamilyName<F>> = F[K]['labels
   ? Readonly<Record<string, never>>
   : { readonly [L in F[K]['labels'][number]]: string }
 
-export type FamilyNameOfType<F extends Families, T extends MetricType> = {
+type FamilyNameOfType<F extends Families, T extends MetricType> = {
   [K in FamilyName<F>]: F[K]['type'] extends T ? K : never
 }[FamilyName<F>]
 

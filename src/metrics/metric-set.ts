@@ -150,7 +150,7 @@ export class MetricSet<F extends Families = Families> implements MetricSink<F> {
   }
 }
 
-export function checkLabels(
+function checkLabels(
   definition: { readonly name: string; readonly labels: readonly string[] },
   labels: Readonly<Record<string, string>>,
 ): void {

@@ -45,9 +45,6 @@ export function boundedValue(value: string): string {
   return value.slice(0, end)
 }
 
-/** RGW's `bucket limit check` states: OVER past 100 %, WARN from rgw_shard_warning_threshold. */
-export const INDEX_FILL_STATES = ['OK', 'WARN', 'OVER'] as const
-
 /** A bucket's index sharding, as RGW's `radosgw-admin bucket limit check` computes it (rgw). */
 export const BucketIndexSchema = Type.Object({
   shards: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
@@ -55,6 +52,7 @@ export const BucketIndexSchema = Type.Object({
   objectsPerShard: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   /** objectsPerShard / RGW_SAFE_MAX_OBJECTS_PER_SHARD (1 is full; above 1 is RGW's OVER). */
   fillRatio: Type.Number({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  /** RGW's `bucket limit check` states: OVER past 100 %, WARN from rgw_shard_warning_threshold. */
   fillStatus: Type.Union([Type.Literal('OK'), Type.Literal('WARN'), Type.Literal('OVER')]),
 })
 

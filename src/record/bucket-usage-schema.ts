@@ -27,7 +27,7 @@ const PrefixRowSchema = Type.Object({
 })
 
 /** A bucket's prefix figures, as the record holds them (BucketUsage.prefixes; prefix-sketch.ts: PrefixFigures). */
-export const PrefixFiguresSchema = Type.Object({
+const PrefixFiguresSchema = Type.Object({
   /** Largest bytes first (equal bytes: by prefix); at most the sketch's capacity, PREFIX_TOP_K once served. */
   rows: Type.Array(PrefixRowSchema, { maxItems: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
   /** Prefixes tracked while folding; two partial figures merge keeping this many. */

@@ -22,6 +22,7 @@ import {
   OBJECT_SIZE_BOUNDS,
   sizeBoundSlot,
 } from './size-ranges.js'
+import { classKey } from './storage-classes.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>
@@ -38,7 +39,7 @@ export function isCount(value: number): boolean {
  * reason naming the limit), so what the fold, the state file and the exposition hold is exact;
  * docs/metrics.md says so.
  */
-export const MAX_FIGURE = Number.MAX_SAFE_INTEGER
+const MAX_FIGURE = Number.MAX_SAFE_INTEGER
 const LIMIT_TEXT = `2^53 - 1 (${MAX_FIGURE} bytes, about 9 PB), the largest figure kept exactly`
 
 /** A bucket whose figures pass MAX_FIGURE: it fails rather than be served rounded. */
@@ -120,7 +121,7 @@ export class UsageAccumulator {
     this.#ages?.add(age, size)
     if (this.#storageClassBytes) {
       // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
-      const key = storageClass || 'STANDARD'
+      const key = classKey(this.#storageClassBytes, storageClass || 'STANDARD')
       this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
       if (this.#storageClassAges) {
         const ages = this.#storageClassAges.get(key) ?? ageCounts()

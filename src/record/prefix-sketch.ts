@@ -36,7 +36,7 @@ export function sketchCapacity(topK: number): number {
   return topK * SKETCH_CAPACITY_FACTOR
 }
 
-export interface PrefixRow {
+interface PrefixRow {
   readonly prefix: string
   readonly bytes: number
   readonly objects: number

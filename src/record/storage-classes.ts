@@ -7,9 +7,13 @@ import { ownString } from './detached-string.js'
  * of its own per object would otherwise grow each bucket's record by one entry per object and
  * the scrape by one series per entry. The state file's check (bucket-usage-schema.ts) holds a
  * record to the same bounds.
+ *
+ * The count is bounded per record (a bucket's, or a sum of buckets'), not per process: counted
+ * process-wide and never reset, a store that once listed 300 classes turned every class seen
+ * later, in any bucket, into OTHER until a restart.
  */
 
-/** Distinct class names kept as themselves, process-wide; the ones after them count as OTHER. */
+/** Distinct class names a record keeps as themselves; the ones after them count as OTHER. */
 export const MAX_STORAGE_CLASSES = 64
 /** The longest class name kept as itself (AWS's longest, INTELLIGENT_TIERING, has 19). */
 export const STORAGE_CLASS_MAX_LENGTH = 64
@@ -19,21 +23,33 @@ export const OTHER_STORAGE_CLASS = '_other'
 export const STORAGE_CLASS_PATTERN = `^[^\\x00-\\x1f\\x7f]{1,${STORAGE_CLASS_MAX_LENGTH}}$`
 const KEPT_NAME = new RegExp(STORAGE_CLASS_PATTERN)
 
-/** The names seen so far, each kept once (a key of many records). */
-const namesSeen = new Map<string, string>()
+/**
+ * The first names seen, each held once (a key of many records); a name past them is copied where
+ * it is listed instead. Memory only: which names a record keeps is classKey's.
+ */
+const namesHeld = new Map<string, string>()
 
 /**
  * The name a listed storage class is counted under: itself (as a string of its own, detached-string.ts),
- * or OTHER_STORAGE_CLASS when it is not a name to keep (too long, a control character in it) or
- * MAX_STORAGE_CLASSES others came first. An empty name stays empty: the fold counts it as the
- * default class.
+ * or OTHER_STORAGE_CLASS when it is not a name to keep (too long, a control character in it). An
+ * empty name stays empty: the fold counts it as the default class.
  */
 export function storageClassName(listed: string): string {
   if (listed === '') return listed
-  const known = namesSeen.get(listed)
-  if (known !== undefined) return known
-  if (namesSeen.size >= MAX_STORAGE_CLASSES || !KEPT_NAME.test(listed)) return OTHER_STORAGE_CLASS
+  const held = namesHeld.get(listed)
+  if (held !== undefined) return held
+  if (!KEPT_NAME.test(listed)) return OTHER_STORAGE_CLASS
   const own = ownString(listed)
-  namesSeen.set(own, own)
+  if (namesHeld.size < MAX_STORAGE_CLASSES) namesHeld.set(own, own)
   return own
+}
+
+/**
+ * The key `name` is counted under in a record whose keys so far are `kept`: itself when the
+ * record has it or fewer than MAX_STORAGE_CLASSES others, OTHER_STORAGE_CLASS past them.
+ */
+export function classKey(kept: { has(key: string): boolean; readonly size: number }, name: string): string {
+  if (name === OTHER_STORAGE_CLASS || kept.has(name)) return name
+  const named = kept.size - (kept.has(OTHER_STORAGE_CLASS) ? 1 : 0)
+  return named < MAX_STORAGE_CLASSES ? name : OTHER_STORAGE_CLASS
 }

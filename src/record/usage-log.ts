@@ -25,7 +25,7 @@ export const USAGE_LOG_CATEGORY = /^[a-z0-9_]{1,64}$/
 /** More categories than RGW has operations: a bucket's answer past this is cut (never unbounded). */
 export const USAGE_LOG_MAX_CATEGORIES = 128
 /** The newest hours whose figures are kept to compare the next scan's with. */
-export const USAGE_LOG_RECENT_HOURS = 2
+const USAGE_LOG_RECENT_HOURS = 2
 
 const FiguresSchema = Type.Object({
   ops: Count,

@@ -1,8 +1,9 @@
 /*
- * How the figures of two records combine, said once. Two places sum records: the fs walk merges
- * the parts of one bucket its threads folded (bucket-usage.ts: mergeUsage), and BUCKETS_TOP_N sums
- * the buckets it does not itemise into the `_other` row (src/collectors/usage-budget.ts). Both
- * add the figures listed in ADDITIVE_FIGURES through sumFigures; every other numeric figure of a
+ * How the figures of two records combine, said once. Three places sum records: the fs walk merges
+ * the parts of one bucket its threads folded and the s3 source the key ranges of one bucket it
+ * listed at once (mergeUsage, here), and BUCKETS_TOP_N sums the buckets it does not itemise into
+ * the `_other` row (sumFigures, src/collectors/usage-budget.ts). All add the figures listed in
+ * ADDITIVE_FIGURES; every other numeric figure of a
  * record is in NOT_ADDITIVE_FIGURES with what becomes of it. A unit test walks the record's schema
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
@@ -10,6 +11,7 @@
 import { FIGURE_COMBINATIONS, mergedFigures } from '../figures/assemble.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
+import { classKey } from './storage-classes.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -125,8 +127,9 @@ export class FigureSums {
 }
 
 /**
- * Two partial figures of one bucket as one (parts of a walk done on different threads): the
- * additive figures summed (sumFigures), the others as NOT_ADDITIVE_FIGURES says for parts.
+ * Two partial figures of one bucket as one (parts of a walk done on different threads, key ranges
+ * listed at once): the additive figures summed (sumFigures), the others as NOT_ADDITIVE_FIGURES
+ * says for parts.
  */
 export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const summed = sumFigures([a, b])
@@ -187,8 +190,13 @@ function addInto(sum: Sum | undefined, value: Figure): Sum {
     })
     return out
   }
+  // A count per key is a count per storage class: a sum keeps as many classes as a bucket does.
   const out = (sum as Record<string, number | number[]> | undefined) ?? {}
-  for (const [key, count] of Object.entries(value)) out[key] = addInto(out[key], count) as number | number[]
+  for (const [name, count] of Object.entries(value)) {
+    // Only a key the sum lacks needs the count (rare: a few per sum).
+    const key = Object.hasOwn(out, name) ? name : classKey(new Set(Object.keys(out)), name)
+    out[key] = addInto(out[key], count) as number | number[]
+  }
   return out
 }
 

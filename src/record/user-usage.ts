@@ -12,7 +12,7 @@ const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 /** A label value taken from the store: bounded like a bucket's owner. */
 const Name = Type.String({ maxLength: SETTING_VALUE_MAX_LENGTH })
 
-export const UserUsageSchema = Type.Object({
+const UserUsageSchema = Type.Object({
   /** The user id without its tenant. */
   uid: Name,
   /** '' for the default (global) tenant. */
@@ -26,7 +26,7 @@ export const UserUsageSchema = Type.Object({
 })
 
 /** The most users a snapshot may hold (RGW_USERS_MAX's maximum). */
-export const USERS_LIMIT = 100_000
+const USERS_LIMIT = 100_000
 
 export const UserScanSchema = Type.Object({
   /** Sorted by tenant, then uid; each user once. */

@@ -3,7 +3,7 @@
  * SHARD=i/n, a stable hash that gives every bucket to exactly one of n replicas. The variables are
  * parsed by the configuration (src/config/bucket-selection.ts); this applies them.
  */
-import type { Shard } from '../config/bucket-selection.js'
+import type { Glob, Shard } from '../config/bucket-selection.js'
 
 /**
  * FNV-1a (32 bits) of the name's UTF-8 bytes: stable across versions, platforms and restarts, so
@@ -24,9 +24,9 @@ export function shardOf(name: string, count: number): number {
 
 export interface BucketFilterOptions {
   /** BUCKETS_INCLUDE: when non-empty, a bucket must match one of these. */
-  readonly include: readonly RegExp[]
+  readonly include: readonly Glob[]
   /** BUCKETS_EXCLUDE: a bucket matching one of these is skipped (wins over include). */
-  readonly exclude: readonly RegExp[]
+  readonly exclude: readonly Glob[]
   readonly shard?: Shard | undefined
 }
 

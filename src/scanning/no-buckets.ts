@@ -5,7 +5,7 @@
  * Said once, when it starts: at the first round of an `s3` source, or whenever a source that listed
  * buckets before lists none.
  */
-export interface NoBucketsRound {
+interface NoBucketsRound {
   readonly source: string
   readonly sourceUp: boolean
   readonly buckets: number
@@ -16,7 +16,7 @@ export interface NoBucketsRound {
 const SELECTION = 'or BUCKETS_INCLUDE, BUCKETS_EXCLUDE or SHARD leave none of them to this exporter'
 
 /** The warning for `round`, or undefined when finding no bucket is not suspicious. */
-export function noBucketsWarning(round: NoBucketsRound): string | undefined {
+function noBucketsWarning(round: NoBucketsRound): string | undefined {
   if (!round.sourceUp || round.buckets > 0) return undefined
   if (round.bucketsBefore !== undefined && round.bucketsBefore > 0)
     return `the ${round.source} source lists no bucket, ${round.bucketsBefore} before: were they deleted, did the key change, ${SELECTION}?`

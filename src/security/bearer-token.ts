@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { TOKEN_PATTERN } from '../config/env/security.js'
 import { ConfigError } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 import type { RequestAuthenticator } from './access.js'
 
 const TOKEN = new RegExp(TOKEN_PATTERN)
@@ -57,7 +58,8 @@ export function bearerCredentials(header: string | undefined): string | undefine
  */
 export function tokenFromFile(path: string, content: Buffer): string {
   const token = content.toString('utf8').trim()
-  const problem = (reason: string) => new ConfigError([`METRICS_AUTH_TOKEN_FILE="${path}": ${reason}`])
+  const problem = (reason: string) =>
+    new ConfigError([`METRICS_AUTH_TOKEN_FILE=${shownValue(path)}: ${reason}`])
   if (token === '') throw problem('the file is empty')
   if (!TOKEN.test(token)) throw problem('the token must be printable ASCII characters without spaces')
   return token

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { SecureContextOptions, Server as TlsServer } from 'node:tls'
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 import type { RequestAuthenticator } from './access.js'
 import { BasicAuthUsers } from './basic-auth.js'
 import { BcryptChecker } from './bcrypt-checker.js'
@@ -68,7 +69,7 @@ export async function loadServerSecurity(config: SecurityConfig, logger: Logger)
   const tokenFile = config.METRICS_AUTH_TOKEN_FILE
   if (tokenFile !== '') {
     tokenFileContent = await readFile(tokenFile).catch((error: unknown) => {
-      throw new ConfigError([`METRICS_AUTH_TOKEN_FILE="${tokenFile}": ${readFailure(error)}`])
+      throw new ConfigError([`METRICS_AUTH_TOKEN_FILE=${shownValue(tokenFile)}: ${readFailure(error)}`])
     })
     token = new BearerToken(tokenFromFile(tokenFile, tokenFileContent))
   }

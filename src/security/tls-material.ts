@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createSecureContext, type SecureContextOptions } from 'node:tls'
 import { ConfigError } from '../config/load.js'
+import { shownValue } from '../config/shown-value.js'
 import { readFailure } from './file-poller.js'
 import { certificateBlocks, privateKeyBlocks } from './pem.js'
 
@@ -17,7 +18,7 @@ export interface TlsFiles {
 }
 
 /** Names of the three files in a refusal: `${within}${cert}="path": reason`. */
-export interface TlsFileNames {
+interface TlsFileNames {
   readonly cert: string
   readonly key: string
   readonly clientCa: string
@@ -45,7 +46,7 @@ export function tlsFileProblem(
 ): ConfigError {
   const names = files.names ?? VARIABLE_NAMES
   const path = { cert: files.certFile, key: files.keyFile, clientCa: files.clientCaFile }[which]
-  return new ConfigError([`${names.within}${names[which]}="${path}": ${reason}`])
+  return new ConfigError([`${names.within}${names[which]}=${shownValue(path ?? '')}: ${reason}`])
 }
 
 /** Validated material, ready for `https.createServer` or `server.setSecureContext`. */

@@ -52,7 +52,7 @@ export const UsageTotalsSchema = Type.Object(
   { additionalProperties: false, description: 'Summed over the buckets shown.' },
 )
 
-export const ScanJsonSchema = Type.Object(
+const ScanJsonSchema = Type.Object(
   {
     source: Type.String({ description: 'BUCKETS_SOURCE' }),
     sourceUp: Type.Boolean(),
@@ -88,7 +88,7 @@ export function bucketJson(record: BucketRecord): BucketJson {
  * Bytes and objects summed over `records` (unmeasured ones count nothing), without decoding the
  * figures of records loaded from the state file (stored-records.ts).
  */
-export function usageTotals(records: readonly BucketRecord[]): Static<typeof UsageTotalsSchema> {
+function usageTotals(records: readonly BucketRecord[]): Static<typeof UsageTotalsSchema> {
   let bytes = 0
   let objects = 0
   for (const record of records) {

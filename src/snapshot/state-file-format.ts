@@ -39,7 +39,7 @@ const EARLIEST_MS = Date.UTC(2000, 0, 1)
 const CLOCK_SKEW_MS = 5 * 60_000
 
 /** One bucket's record. Its last success, a time of our own clock, is bounded by checkRecords. */
-export const BucketRecordSchema = Type.Object({
+const BucketRecordSchema = Type.Object({
   name: Type.String(),
   usage: Type.Optional(BucketUsageSchema),
   scanSuccess: Type.Boolean(),
@@ -70,7 +70,7 @@ export const LegacyStateFileSchema = Type.Object({
 })
 
 /** Version 2's first line. */
-export const StateHeaderSchema = Type.Object({
+const StateHeaderSchema = Type.Object({
   format: Type.Literal(FORMAT),
   version: Type.Literal(FORMAT_VERSION),
   snapshot: Type.Object(OutlineProperties),
@@ -78,7 +78,7 @@ export const StateHeaderSchema = Type.Object({
 export const stateHeaderCheck = TypeCompiler.Compile(StateHeaderSchema)
 
 /** Version 2's last line: how many records the writer wrote, so a file cut at a line's end is told. */
-export const StateEndSchema = Type.Object({
+const StateEndSchema = Type.Object({
   end: Type.Literal(true),
   records: Type.Integer({ minimum: 0 }),
 })

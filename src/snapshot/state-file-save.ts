@@ -31,7 +31,7 @@ const LEGACY_TEMPORARY = /^\.[0-9a-f]{12}\.usage-state\.tmp$/
  * The file a write of `path` must replace: `path`, or what its symbolic links lead to (even when
  * that does not exist yet), so a linked STATE_FILE updates its target rather than becoming a file.
  */
-export async function stateFileTarget(path: string): Promise<string> {
+async function stateFileTarget(path: string): Promise<string> {
   let current = resolve(path)
   for (let hops = 0; hops < 40; hops++) {
     let link: string

@@ -33,7 +33,7 @@ import { storedRecord } from './stored-records.js'
  */
 
 export type { RefusedRecord, StateLoad } from './state-file-format.js'
-export { removeStaleTemporaries, saveState, stateFileTarget } from './state-file-save.js'
+export { removeStaleTemporaries, saveState } from './state-file-save.js'
 
 /** Why the file is ignored: thrown inside the reader, returned by loadState. */
 class Ignored extends Error {}

@@ -4,9 +4,10 @@ import type { ListingSlots } from './listings-in-flight.js'
 import type { SourceRequests } from './request-counter.js'
 
 /**
- * The contract between the scanner and a usage source. A source is one file under sources/ that
- * exports a factory returning a UsageSource; the scanner owns scheduling, bucket selection,
- * concurrency, per-bucket timeouts, the snapshot and the state file.
+ * The contract between the scanner and a usage source. A source is one folder under sources/ whose
+ * index.ts declares it (defineSource, listed in list.ts) with a factory returning a UsageSource;
+ * the scanner owns scheduling, bucket selection, concurrency, per-bucket timeouts, the snapshot and
+ * the state file.
  *
  * Two shapes of source fit the same contract:
  * - listing sources (fs, s3) enumerate buckets in beginScan() and do the work in measure(), one
@@ -17,8 +18,8 @@ import type { SourceRequests } from './request-counter.js'
  * exposition can be rendered once per snapshot.
  */
 
-export type { BucketUsage, MultipartUsage, VersionUsage } from '../record/bucket-usage.js'
-export type { UserScan, UserUsage } from '../record/user-usage.js'
+export type { BucketUsage, MultipartUsage } from '../record/bucket-usage.js'
+export type { UserScan } from '../record/user-usage.js'
 
 export interface BeginScanOptions {
   readonly signal: AbortSignal

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { startExporter } from '../support/exporter.js'
-import { eventually, type RunningPrometheus, type Sample, startPrometheus } from '../support/prometheus.js'
+import { type RunningPrometheus, type Sample, startPrometheus } from '../support/prometheus.js'
 import { fillGrafanaVariables } from '../support/promql.js'
 import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 import { startXmlStore, versionedBucket, type XmlStore } from '../support/s3-xml-store.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
+import { waitForValue } from '../support/wait-for.js'
 
 /**
  * MinIO's own Grafana dashboards (cluster, node, bucket) against exporters in MinIO mode
@@ -173,10 +174,14 @@ describe("MinIO's Grafana dashboards on exporters in MinIO mode", { skip: promto
     prometheus = await startPrometheus({
       scrapeConfigs: [{ job_name: JOB, static_configs: [{ targets }] }],
     })
-    await eventually('three scrapes of every exporter stored by Prometheus', 30_000, async () => {
-      const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 3`)
-      return stored.length === targets.length ? true : undefined
-    })
+    await waitForValue(
+      'three scrapes of every exporter stored by Prometheus',
+      async () => {
+        const stored = await prometheus.query(`count_over_time(up{job="${JOB}"}[5m]) >= 3`)
+        return stored.length === targets.length ? true : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
   })
 
   after(async () => {

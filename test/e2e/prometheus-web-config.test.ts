@@ -6,8 +6,9 @@ import { test } from 'node:test'
 import bcrypt from 'bcryptjs'
 import { opensslSkipReason, TestPki } from '../support/certificates.js'
 import { startExporter } from '../support/exporter.js'
-import { eventually, startPrometheus } from '../support/prometheus.js'
+import { startPrometheus } from '../support/prometheus.js'
 import { promtoolSkipReason } from '../support/promtool.js'
+import { waitForValue } from '../support/wait-for.js'
 
 const skip = (await opensslSkipReason()) ?? promtoolSkipReason()
 
@@ -51,11 +52,15 @@ test('Prometheus scrapes through the web config file: HTTPS and basic auth', { s
     scrapeConfigs: [job('right', join(dir, 'password')), job('wrong', join(dir, 'wrong'))],
   })
   t.after(() => prometheus.close())
-  const up = await eventually('both jobs scraped twice', 30_000, async () => {
-    const samples = await prometheus.query('count_over_time(up[5m]) >= 2')
-    if (samples.length < 2) return undefined
-    return prometheus.query('up')
-  })
+  const up = await waitForValue(
+    'both jobs scraped twice',
+    async () => {
+      const samples = await prometheus.query('count_over_time(up[5m]) >= 2')
+      if (samples.length < 2) return undefined
+      return prometheus.query('up')
+    },
+    { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+  )
   assert.deepEqual(up.map((sample) => [sample.metric.job, sample.value]).sort(), [
     ['right', 1],
     ['wrong', 0],

@@ -20,7 +20,7 @@ import type { ParsedExposition } from '../support/exposition.js'
 import { type FillingStore, QUOTA_BUCKET, QUOTA_BYTES, startFillingStore } from '../support/filling-store.js'
 import { LogReceiver } from '../support/log-receiver.js'
 import { startLoggingExporter } from '../support/logging-exporter.js'
-import { eventually, type RunningPrometheus, startPrometheus } from '../support/prometheus.js'
+import { type RunningPrometheus, startPrometheus } from '../support/prometheus.js'
 import { dashboardQueries, fillGrafanaVariables, readRules, variableQueries } from '../support/promql.js'
 import { promtoolSkipReason, REPO_ROOT } from '../support/promtool.js'
 import { type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js'
@@ -28,6 +28,7 @@ import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { MiB, rgwS3Client, rgwSourceEnv } from '../support/rgw-scenario.js'
 import { startXmlStore, versionedBucket, type XmlStore } from '../support/s3-xml-store.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
+import { waitForValue } from '../support/wait-for.js'
 
 /**
  * Seven exporters scraped by one real Prometheus (every second, each through a proxy that keeps
@@ -168,10 +169,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     rgwClient.destroy()
     await rgw.setBucketQuota('capped', { maxBytes: 64 * MiB })
     // The rgw exporter scans once: the requests above must be in the usage log by then.
-    await eventually("the bucket's requests in RGW's usage log", 60_000, async () => {
-      const shown = await rgw.radosgwAdmin(['usage', 'show', '--uid=objstore-test'])
-      return shown.includes('"bucket": "capped"') ? true : undefined
-    })
+    await waitForValue(
+      "the bucket's requests in RGW's usage log",
+      async () => {
+        const shown = await rgw.radosgwAdmin(['usage', 'show', '--uid=objstore-test'])
+        return shown.includes('"bucket": "capped"') ? true : undefined
+      },
+      { timeoutMs: 60_000, intervalMs: 200, retryErrors: true },
+    )
 
     const exporters: Array<[string, Record<string, string>]> = [
       ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1', ...PRICES }],
@@ -241,10 +246,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       })),
       ruleFiles: [rulesFile, BACKUP_THRESHOLDS],
     })
-    await eventually('two scrapes of every target stored by Prometheus', 30_000, async () => {
-      const stored = await prometheus.query(`count_over_time(up[5m]) >= 2`)
-      return stored.length === targets.length ? true : undefined
-    })
+    await waitForValue(
+      'two scrapes of every target stored by Prometheus',
+      async () => {
+        const stored = await prometheus.query(`count_over_time(up[5m]) >= 2`)
+        return stored.length === targets.length ? true : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
   })
 
   /** The values of an instant query (now, or at `timeSeconds`), sorted. */
@@ -431,17 +440,21 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {
     const shipped = [...readRules(rulesFile), ...readRules(BACKUP_THRESHOLDS)]
-    const rules = await eventually('every rule evaluated', 20_000, async () => {
-      const data = await prometheus.api<{
-        groups: Array<{
-          rules: Array<{ name: string; health: string; lastError?: string; lastEvaluation: string }>
-        }>
-      }>('rules')
-      const all = data.groups.flatMap((group) => group.rules)
-      return all.length === shipped.length && all.every((rule) => !rule.lastEvaluation.startsWith('0001-'))
-        ? all
-        : undefined
-    })
+    const rules = await waitForValue(
+      'every rule evaluated',
+      async () => {
+        const data = await prometheus.api<{
+          groups: Array<{
+            rules: Array<{ name: string; health: string; lastError?: string; lastEvaluation: string }>
+          }>
+        }>('rules')
+        const all = data.groups.flatMap((group) => group.rules)
+        return all.length === shipped.length && all.every((rule) => !rule.lastEvaluation.startsWith('0001-'))
+          ? all
+          : undefined
+      },
+      { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(
       rules
         .filter((rule) => rule.health !== 'ok')
@@ -456,10 +469,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     // sources list neither uploads' parts nor versions, so they have no such series.
     const reclaimable = 10 * MiB + 142 + 80
     const rows = async (name: string) => {
-      const found = await eventually(`${name} recorded for both buckets`, 20_000, async () => {
-        const samples = await prometheus.query(name)
-        return samples.length >= 2 ? samples : undefined
-      })
+      const found = await waitForValue(
+        `${name} recorded for both buckets`,
+        async () => {
+          const samples = await prometheus.query(name)
+          return samples.length >= 2 ? samples : undefined
+        },
+        { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
+      )
       return found
         .map(({ metric, value }) => {
           const { __name__, job, instance, bucket, ...more } = metric
@@ -492,10 +509,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       ({ panel, refId }) => panel === 'Reclaimable bytes by bucket' && refId === 'A',
     )
     assert.ok(query, 'the dashboard has the reclaimable table')
-    const rows = await eventually('both buckets in the table', 15_000, async () => {
-      const found = await prometheus.query(fillGrafanaVariables(query.expr))
-      return found.length >= 2 ? found : undefined
-    })
+    const rows = await waitForValue(
+      'both buckets in the table',
+      async () => {
+        const found = await prometheus.query(fillGrafanaVariables(query.expr))
+        return found.length >= 2 ? found : undefined
+      },
+      { timeoutMs: 15_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(
       [...rows]
         .sort((a, b) => String(a.metric.bucket).localeCompare(String(b.metric.bucket)))
@@ -514,10 +535,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
   })
 
   test('time until full of the bucket filling its quota, and the quota it is measured against', async (t) => {
-    const filled = await eventually('time until full of the quota bucket', 60_000, async () => {
-      const found = await prometheus.query(`${QUOTA.untilFull}{job="${FILLING_JOB}"}`)
-      return found.length > 0 ? found : undefined
-    })
+    const filled = await waitForValue(
+      'time until full of the quota bucket',
+      async () => {
+        const found = await prometheus.query(`${QUOTA.untilFull}{job="${FILLING_JOB}"}`)
+        return found.length > 0 ? found : undefined
+      },
+      { timeoutMs: 60_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(
       filled.map(({ metric }) => metric),
       [{ __name__: QUOTA.untilFull, job: FILLING_JOB, bucket: QUOTA_BUCKET }],
@@ -540,19 +565,27 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     const store = filling as FillingStore
     if (store.driveSkipReason) return t.skip(store.driveSkipReason)
     // The one drive is the whole cluster: the same free bytes, the same trend.
-    const [clusterUntilFull] = await eventually('time until full of the filling drive', 30_000, async () => {
-      const found = await values(`${CLUSTER.untilFull}{job="${FILLING_JOB}"}`)
-      return found.length > 0 ? found : undefined
-    })
+    const [clusterUntilFull] = await waitForValue(
+      'time until full of the filling drive',
+      async () => {
+        const found = await values(`${CLUSTER.untilFull}{job="${FILLING_JOB}"}`)
+        return found.length > 0 ? found : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
     assert.ok((clusterUntilFull ?? 0) > 0, `cluster: ${clusterUntilFull} s until full`)
     // Asked a few evaluations back: now, the group may have written one of the two rules only.
-    const difference = await eventually('both recorded 5 s ago', 30_000, async () => {
-      const found = await values(
-        `${CLUSTER.untilFull}{job="${FILLING_JOB}"} - on (job) ${DRIVE.untilFull}{job="${FILLING_JOB}"}`,
-        Date.now() / 1000 - 5,
-      )
-      return found.length > 0 ? found : undefined
-    })
+    const difference = await waitForValue(
+      'both recorded 5 s ago',
+      async () => {
+        const found = await values(
+          `${CLUSTER.untilFull}{job="${FILLING_JOB}"} - on (job) ${DRIVE.untilFull}{job="${FILLING_JOB}"}`,
+          Date.now() / 1000 - 5,
+        )
+        return found.length > 0 ? found : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
     assert.deepEqual(difference, [0])
     // The tmpfs's size; free bytes falling.
     assert.deepEqual(await values(`${CLUSTER.size}{job="${FILLING_JOB}"}`), [32 * MiB])
@@ -564,12 +597,16 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test("growth against each bucket's own baseline: the written buckets above 0, every other one at 0", async (t) => {
     const growing = new Set(['incoming', QUOTA_BUCKET].slice(filling?.driveSkipReason ? 1 : 0))
-    const ratios = await eventually('a baseline for the written buckets', 60_000, async () => {
-      const found = await prometheus.query(GROWTH.ratio)
-      return [...growing].every((bucket) => found.some(({ metric }) => metric.bucket === bucket))
-        ? found
-        : undefined
-    })
+    const ratios = await waitForValue(
+      'a baseline for the written buckets',
+      async () => {
+        const found = await prometheus.query(GROWTH.ratio)
+        return [...growing].every((bucket) => found.some(({ metric }) => metric.bucket === bucket))
+          ? found
+          : undefined
+      },
+      { timeoutMs: 60_000, intervalMs: 200, retryErrors: true },
+    )
     const byBucket: Record<string, number> = Object.fromEntries(
       ratios.map(({ metric, value }) => [metric.bucket, value]),
     )
@@ -625,19 +662,22 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     const filled = await values(`${COST.storage}{job="${FILLING_JOB}"}`)
     assert.ok(filled.length > 0 && filled.every((value) => value > 0), `filling store: ${filled}`)
     // The xml exporter rescans every 2 s: its listings have a rate, priced as list requests.
-    const scans = await eventually('a rate of scan requests', 30_000, async () => {
-      const found = await rows(COST.scans)
-      return found.some(({ value }) => Number(value) > 0) ? found : undefined
-    })
+    const scans = await waitForValue(
+      'a rate of scan requests',
+      async () => {
+        const found = await rows(COST.scans)
+        return found.some(({ value }) => Number(value) > 0) ? found : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 200, retryErrors: true },
+    )
     t.diagnostic(`scans' cost per month: ${JSON.stringify(scans)}`)
     for (const { operation, request_class } of scans)
       assert.equal(request_class, String(operation).startsWith('List') ? 'list' : 'other', String(operation))
   })
 
   test('real alerts: the offline drive is pending, the stale backup bucket fires, the exporter is quiet', async () => {
-    const alerts = await eventually(
+    const alerts = await waitForValue(
       'ObjstoreDriveOffline pending and ObjstoreBucketBackupStale firing',
-      20_000,
       async () => {
         const data = await prometheus.api<{
           alerts: Array<{
@@ -651,6 +691,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
           ? data.alerts
           : undefined
       },
+      { timeoutMs: 20_000, intervalMs: 200, retryErrors: true },
     )
     const named = (name: string) => alerts.filter((alert) => alert.labels.alertname === name)
     assert.deepEqual(
@@ -697,10 +738,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         if (needsDrive && filling?.driveSkipReason) return t.skip(filling.driveSkipReason)
         // A scrape that times out (1 s, on a loaded machine) marks its target's series stale until
         // the next one: ask again for a while before calling a panel empty.
-        const result = await eventually(`data for ${expr}`, 15_000, async () => {
-          const found = await prometheus.query(expr)
-          return found.length > 0 ? found : undefined
-        })
+        const result = await waitForValue(
+          `data for ${expr}`,
+          async () => {
+            const found = await prometheus.query(expr)
+            return found.length > 0 ? found : undefined
+          },
+          { timeoutMs: 15_000, intervalMs: 200, retryErrors: true },
+        )
         t.diagnostic(result.map(({ metric, value }) => `${JSON.stringify(metric)} ${value}`).join('; '))
       })
     }

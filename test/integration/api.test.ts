@@ -174,6 +174,34 @@ describe('JSON API', () => {
     assert.match(((await mistyped.json()) as { message: string }).message, /limt/)
   })
 
+  it('takes numbers in plain decimal only: 0x10, 1e1, 0b10 or a padded number is a 400 naming it', async () => {
+    assert.equal((await buckets('?limit=02')).buckets.length, 2, 'leading zeros are still decimal')
+    for (const bad of [
+      '0x10',
+      '1e1',
+      '0b10',
+      '0o2',
+      '%202',
+      '2%20',
+      '+2',
+      '2.0',
+      '',
+      '2&limit=0x3',
+      '0x1&limit=2',
+    ]) {
+      const response = await get(`/api/v1/buckets?limit=${bad}`)
+      assert.equal(response.status, 400, `limit=${bad}`)
+      assert.match(((await response.json()) as { message: string }).message, /limit/, `limit=${bad}`)
+    }
+    // The landing page takes the same rule for its page number, and says so on a page of its own.
+    for (const bad of ['0x2', '1e0', '+1']) {
+      const page = await get(`/?page=${bad}`)
+      assert.equal(page.status, 400, `page=${bad}`)
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/)
+      assert.match(await page.text(), /querystring\/page must be a whole number in decimal digits/)
+    }
+  })
+
   it('shows the drives and the status', async () => {
     const scrape = await running.scrape(auth)
     const { drives } = (await (await get('/api/v1/drives')).json()) as {

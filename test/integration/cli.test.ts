@@ -255,6 +255,51 @@ describe('objstore-exporter command line on fs', () => {
     assert.deepEqual(refusalProblems(checkedFile.stderr), servedFile.problems)
   })
 
+  it('check-config, scan --once and serve agree on BUCKET_METRICS: one vocabulary, one answer', async () => {
+    const expected =
+      'a comma-separated list of usage, versions, quota, sizes, times, storage_class, multipart, age, hidden, prefixes, info, index, usage_log, scan, default, all'
+    const refusals: Record<string, string> = {
+      ages: `BUCKET_METRICS: unknown group "ages"; expected ${expected}`,
+      'default,prefix,sizes,bytes': `BUCKET_METRICS: unknown group "prefix", "bytes"; expected ${expected}`,
+    }
+    for (const [value, line] of Object.entries(refusals)) {
+      const bad = { ...env, BUCKET_METRICS: value }
+      const [checked, scanned, served] = await Promise.all([
+        runCommand(['check-config'], bad, folder),
+        runCommand(['scan', '--once'], bad, folder),
+        runUntilExit(bad, folder),
+      ])
+      for (const [command, run] of [
+        ['check-config', checked],
+        ['scan --once', scanned],
+        ['serve', served],
+      ] as const) {
+        assert.equal(run.code, 2, `${command} with BUCKET_METRICS=${value}: ${run.stderr}`)
+        assert.equal(run.stdout, '', command)
+        assert.deepEqual(refusalProblems(run.stderr), [line], command)
+      }
+    }
+    for (const value of ['default,age,prefixes', 'all', 'scan,usage']) {
+      const good = { ...env, BUCKET_METRICS: value }
+      const port = await freePort()
+      const served = startExporterProcess({ ...good, PORT: String(port), LOG_LEVEL: 'warn' }, folder)
+      const [checked, scanned] = await Promise.all([
+        runCommand(['check-config'], good, folder),
+        runCommand(['scan', '--once'], good, folder),
+      ])
+      try {
+        await waitForHttpOk(`http://127.0.0.1:${port}/healthz`, () => served.child.exitCode === null)
+      } finally {
+        served.kill('SIGTERM')
+      }
+      assert.equal(await served.exited, 0, `serve with BUCKET_METRICS=${value}: ${served.stderr()}`)
+      ok(checked)
+      ok(scanned)
+      for (const run of [checked, scanned, { stderr: served.stderr() }])
+        assert.deepEqual(refusalProblems(run.stderr), [], value)
+    }
+  })
+
   it('serve stays the default command, and takes the flags', async () => {
     const port = await freePort()
     const child = startExporterProcess(env, folder, {

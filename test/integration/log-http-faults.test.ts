@@ -12,7 +12,9 @@ import { waitFor } from '../support/wait-for.js'
  * Prometheus user sees. Scans every second at debug level keep entries coming.
  */
 
-const NS = 'objstore_logger_http'
+const NS = 'objstore_logger'
+/** The HTTP target's series of each logger family. */
+const HTTP = { target: 'http' }
 
 async function startWithReceiver(
   t: TestContext,
@@ -50,21 +52,25 @@ test('a receiver answering 401 (a wrong token): scrapes unaffected, failures cou
   await waitFor('several refused batches', () => receiver.requests.length >= 4, { timeoutMs: 20_000 })
   for (let scrape = 0; scrape < 5; scrape++) {
     const exposition = await exporter.scrape()
-    assert.equal(sampleValue(exposition, `${NS}_online`), 0)
-    assert.ok(sampleValue(exposition, `${NS}_failed_total`) > 0)
-    assert.equal(sampleValue(exposition, `${NS}_sent_total`), 0)
+    assert.equal(sampleValue(exposition, `${NS}_online`, HTTP), 0)
+    assert.ok(sampleValue(exposition, `${NS}_failed_total`, HTTP) > 0)
+    assert.equal(sampleValue(exposition, `${NS}_sent_total`, HTTP), 0)
     assert.equal(sampleValue(exposition, 'objstore_scrape_collector_success', { collector: 'logger' }), 1)
   }
-  const failed = sampleValue(await exporter.scrape(), `${NS}_failed_total`)
+  const failed = sampleValue(await exporter.scrape(), `${NS}_failed_total`, HTTP)
   assert.equal(reports(exporter, 'log receiver rejected a batch; its entries are dropped').length, 1)
 
   refusing = false
-  await waitFor('delivery again', async () => sampleValue(await exporter.scrape(), `${NS}_online`) === 1, {
-    timeoutMs: 20_000,
-  })
+  await waitFor(
+    'delivery again',
+    async () => sampleValue(await exporter.scrape(), `${NS}_online`, HTTP) === 1,
+    {
+      timeoutMs: 20_000,
+    },
+  )
   const after = await exporter.scrape()
-  assert.ok(sampleValue(after, `${NS}_sent_total`) > 0)
-  assert.ok(sampleValue(after, `${NS}_failed_total`) >= failed, 'a counter never goes down')
+  assert.ok(sampleValue(after, `${NS}_sent_total`, HTTP) > 0)
+  assert.ok(sampleValue(after, `${NS}_failed_total`, HTTP) >= failed, 'a counter never goes down')
   assert.equal(reports(exporter, 'log receiver accepting entries again').length, 1)
   assert.ok(receiver.acceptedEntries().some((entry) => entry.msg === 'usage scan finished'))
   await assertCleanExit(exporter)
@@ -80,9 +86,9 @@ test('a receiver slower than LOG_HTTP_TIMEOUT_MS: batches retried, none lost or 
   await waitFor('several timed-out attempts', () => receiver.requests.length >= 4, { timeoutMs: 20_000 })
   for (let scrape = 0; scrape < 5; scrape++) {
     const exposition = await exporter.scrape()
-    assert.equal(sampleValue(exposition, `${NS}_online`), 0)
+    assert.equal(sampleValue(exposition, `${NS}_online`, HTTP), 0)
     assert.equal(
-      sampleValue(exposition, `${NS}_sent_total`),
+      sampleValue(exposition, `${NS}_sent_total`, HTTP),
       0,
       'an answer that came too late is not a delivery',
     )
@@ -92,9 +98,13 @@ test('a receiver slower than LOG_HTTP_TIMEOUT_MS: batches retried, none lost or 
   assert.equal(failing[0]?.problem, 'no answer within 100 ms')
 
   slow = false
-  await waitFor('delivery again', async () => sampleValue(await exporter.scrape(), `${NS}_online`) === 1, {
-    timeoutMs: 20_000,
-  })
+  await waitFor(
+    'delivery again',
+    async () => sampleValue(await exporter.scrape(), `${NS}_online`, HTTP) === 1,
+    {
+      timeoutMs: 20_000,
+    },
+  )
   await assertCleanExit(exporter)
   const accepted = receiver.acceptedEntries().map((entry) => JSON.stringify(entry))
   assert.equal(new Set(accepted).size, accepted.length, 'no entry delivered twice')

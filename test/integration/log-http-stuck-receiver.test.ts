@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js'
 import { createLogger } from '../../src/logging/create-logger.js'
 import { CapturedOutput } from '../support/capture.js'
 import { findSamples, parseExposition, sampleValue } from '../support/exposition.js'
-import { LogReceiver } from '../support/log-receiver.js'
+import { httpStats, LogReceiver } from '../support/log-receiver.js'
 import { scrapeSideBySide, startLoggingExporter } from '../support/logging-exporter.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -41,14 +41,15 @@ describe('a log receiver that never answers', () => {
     )
     assert.ok(run.completedWhileStuck > 0, 'scrapes completed while a delivery hung')
 
-    const ns = 'objstore_logger_http'
+    const ns = 'objstore_logger'
+    const http = { target: 'http' }
     const exposition = parseExposition(run.lastStuckBody)
-    assert.equal(sampleValue(exposition, `${ns}_online`), 0)
-    assert.equal(sampleValue(exposition, `${ns}_sent_total`), 0)
-    assert.equal(sampleValue(exposition, `${ns}_failed_total`), 0)
-    const queued = sampleValue(exposition, `${ns}_queue_entries`)
+    assert.equal(sampleValue(exposition, `${ns}_online`, http), 0)
+    assert.equal(sampleValue(exposition, `${ns}_sent_total`, http), 0)
+    assert.equal(sampleValue(exposition, `${ns}_failed_total`, http), 0)
+    const queued = sampleValue(exposition, `${ns}_queue_entries`, http)
     assert.ok(queued > 0 && queued <= 1000, `queue within its bound (${queued})`)
-    assert.ok(sampleValue(exposition, `${ns}_dropped_total`) > 0)
+    assert.ok(sampleValue(exposition, `${ns}_dropped_total`, http) > 0)
     assert.equal(exposition.types.get(`${ns}_dropped_total`), 'counter')
     // Every entry written to the HTTP target is either still queued or counted as dropped.
     assert.equal(writtenAtEnd.filter((entry) => entry.msg === 'burst entry').length, rounds * 500)
@@ -84,7 +85,7 @@ describe('a log receiver that never answers', () => {
         },
         { dotenvPath: false },
       ),
-      { fallbackReportOutput: reports, httpBackoff: { baseMs: 10, maxMs: 50 } },
+      { fallbackReportOutput: reports, retryBackoff: { baseMs: 10, maxMs: 50 } },
     )
     cleanups.push(() => logging.close(100))
     const entryText = 'y'.repeat(2048)
@@ -99,7 +100,7 @@ describe('a log receiver that never answers', () => {
     await waitFor('a delivery attempt to hang', () => receiver.heldCount > 0)
     gc()
     const grownMb = (process.memoryUsage().heapUsed - before) / 2 ** 20
-    const stats = logging.httpDelivery?.stats()
+    const stats = httpStats(logging)
     assert.ok(stats && stats.queued <= 1000, `queued ${stats?.queued}`)
     assert.equal((stats?.dropped ?? 0) + (stats?.queued ?? 0), total)
     // About 200 MB went through the logger; a bounded queue keeps about 1000 x 2 KB of it.

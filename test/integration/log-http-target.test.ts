@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test'
 import { type Config, loadConfig } from '../../src/config/load.js'
 import { createLogger, type LoggerBundle } from '../../src/logging/create-logger.js'
 import { CapturedOutput } from '../support/capture.js'
-import { LogReceiver, parseNdjson } from '../support/log-receiver.js'
+import { httpStats, LogReceiver, parseNdjson } from '../support/log-receiver.js'
 import { waitFor } from '../support/wait-for.js'
 
 const TOKEN = 'log-token-marker-5b1e9d'
@@ -30,7 +30,7 @@ function httpConfig(endpoint: string, env: Record<string, string> = {}): Config 
 
 function startLogging(config: Config): { logging: LoggerBundle; console: CapturedOutput } {
   const console = new CapturedOutput()
-  const logging = createLogger(config, { consoleOutput: console, httpBackoff: FAST_BACKOFF })
+  const logging = createLogger(config, { consoleOutput: console, retryBackoff: FAST_BACKOFF })
   opened.push({ close: () => logging.close(2000) })
   return { logging, console }
 }
@@ -53,7 +53,7 @@ describe('HTTP log target against a real receiver', () => {
     await waitFor('two full batches', () => receiver.requests.length >= 2)
     await waitFor('the partial batch at the flush interval', () => receiver.requests.length >= 3)
     // The receiver holds the last batch before the target has read the answer and counted it.
-    await waitFor('the target to count every entry', () => logging.httpDelivery?.stats().sent === 12)
+    await waitFor('the target to count every entry', () => httpStats(logging)?.sent === 12)
 
     assert.equal(receiver.requests.length, 3)
     for (const request of receiver.requests) {
@@ -80,7 +80,7 @@ describe('HTTP log target against a real receiver', () => {
       assert.equal(entry.msg, 'entry')
       assert.equal(typeof entry.time, 'number')
     }
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 12,
       failed: 0,
       dropped: 0,
@@ -132,7 +132,7 @@ describe('HTTP log target against a real receiver', () => {
     for (let seq = 25; seq < 50; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('50 entries accepted', () => receiver.acceptedEntries().length >= 50)
     // The receiver has the last batch before the target has read its answer: wait for the count.
-    await waitFor('the target to count them', () => logging.httpDelivery?.stats().sent === 50)
+    await waitFor('the target to count them', () => httpStats(logging)?.sent === 50)
 
     assert.deepEqual(
       receiver.requests.slice(0, 4).map((request) => request.status),
@@ -142,7 +142,7 @@ describe('HTTP log target against a real receiver', () => {
     const firstBodies = new Set(receiver.requests.slice(0, 4).map((request) => request.body))
     assert.equal(firstBodies.size, 1)
     assert.deepEqual(seqs(receiver.acceptedEntries()), range(0, 50))
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 50,
       failed: 0,
       dropped: 0,
@@ -174,14 +174,14 @@ describe('HTTP log target against a real receiver', () => {
       'the rejected batch',
       () => receiver.requests.length === 1 && receiver.requests[0]?.status === 400,
     )
-    await waitFor('the target to count it', () => logging.httpDelivery?.stats().failed === 4)
-    assert.equal(logging.httpDelivery?.stats().online, false)
+    await waitFor('the target to count it', () => httpStats(logging)?.failed === 4)
+    assert.equal(httpStats(logging)?.online, false)
     for (let seq = 4; seq < 8; seq++) logging.logger.info({ seq }, 'entry')
     await waitFor('the next batch', () => receiver.acceptedEntries().length === 4)
-    await waitFor('the target to count it', () => logging.httpDelivery?.stats().sent === 4)
+    await waitFor('the target to count it', () => httpStats(logging)?.sent === 4)
     assert.equal(receiver.requests.length, 2)
     assert.deepEqual(seqs(receiver.acceptedEntries()), range(4, 8))
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 4,
       failed: 4,
       dropped: 0,
@@ -206,23 +206,23 @@ describe('HTTP log target against a real receiver', () => {
       }),
     )
     for (let seq = 0; seq < 50; seq++) logging.logger.info({ seq }, 'entry')
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 0,
       failed: 0,
       dropped: 30,
       queued: 20,
       online: true,
     })
-    await waitFor('a failed attempt', () => logging.httpDelivery?.stats().online === false)
+    await waitFor('a failed attempt', () => httpStats(logging)?.online === false)
     const downReport = console.jsonLines().find((entry) => entry.logTarget === 'http' && entry.problem)
     assert.match(String(downReport?.problem), /ECONNREFUSED/)
 
     const receiver = await startReceiver({ port })
-    await waitFor('the queue to drain', () => logging.httpDelivery?.stats().queued === 0, {
+    await waitFor('the queue to drain', () => httpStats(logging)?.queued === 0, {
       timeoutMs: 15_000,
     })
     assert.deepEqual(seqs(receiver.acceptedEntries()), range(30, 50))
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 20,
       failed: 0,
       dropped: 30,
@@ -254,7 +254,7 @@ describe('HTTP log target against a real receiver', () => {
     await logging.close(5000)
     assert.deepEqual(seqs(receiver.acceptedEntries()), range(0, 7))
     logging.logger.info({ seq: 7 }, 'after close')
-    assert.deepEqual(logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(logging), {
       sent: 7,
       failed: 0,
       dropped: 1,
@@ -270,7 +270,7 @@ describe('HTTP log target against a real receiver', () => {
     // Bounded by its deadline although the receiver never answers and the request timeout is long.
     await second.logging.close(200)
     assert.equal(stuck.requests.length, 1)
-    assert.deepEqual(second.logging.httpDelivery?.stats(), {
+    assert.deepEqual(httpStats(second.logging), {
       sent: 0,
       failed: 0,
       dropped: 3,

@@ -163,10 +163,10 @@ describe('console+http in the real process', () => {
       // The first scan's summary is logged at info: waited for, so the queue's count is known.
       await child.waitForOutput('usage scan finished')
       const exposition = await scrape(port)
-      assert.equal(sampleValue(exposition, 'objstore_logger_http_online'), 1)
+      assert.equal(sampleValue(exposition, 'objstore_logger_online', { target: 'http' }), 1)
       // Fastify's and the exporter's start-up lines and the scan line wait in the queue.
-      assert.equal(sampleValue(exposition, 'objstore_logger_http_queue_entries'), 3)
-      assert.equal(sampleValue(exposition, 'objstore_logger_http_sent_total'), 0)
+      assert.equal(sampleValue(exposition, 'objstore_logger_queue_entries', { target: 'http' }), 3)
+      assert.equal(sampleValue(exposition, 'objstore_logger_sent_total', { target: 'http' }), 0)
       assert.equal(sampleValue(exposition, 'objstore_scrape_collector_success', { collector: 'logger' }), 1)
       assert.equal(receiver.requests.length, 0)
 

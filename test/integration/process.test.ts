@@ -50,3 +50,21 @@ test('the default configuration serves ./data, and SIGTERM ends the process clea
   assert.equal(await process.exited, 0)
   assert.match(process.stdout(), /"msg":"shutting down"/)
 })
+
+test('SIGHUP is logged and ignored: the process keeps serving, then SIGTERM ends it cleanly', async (t) => {
+  const port = await freePort()
+  const process = startExporterProcess({ HOST: '127.0.0.1', PORT: String(port), LOG_MODE: 'json' }, cwd)
+  t.after(() => process.kill('SIGKILL'))
+  await process.waitForOutput('objstore-exporter listening')
+  process.kill('SIGHUP')
+  await process.waitForOutput('"signal":"SIGHUP"')
+  assert.match(
+    process.stdout(),
+    /"msg":"SIGHUP ignored: the configuration is read once, at start; restart to apply a change"/,
+  )
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'still serving')
+  process.kill('SIGHUP')
+  assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 200, 'a second SIGHUP too')
+  process.kill('SIGTERM')
+  assert.equal(await process.exited, 0)
+})

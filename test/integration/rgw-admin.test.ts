@@ -12,9 +12,9 @@ import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats } from '../
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   type BucketModel,
-  rgwS3Client,
-  ScenarioWriter,
-  writeStandardScenario,
+  type ScenarioStore,
+  type ScenarioWriter,
+  startScenarioStore,
 } from '../support/rgw-scenario.js'
 
 /**
@@ -23,24 +23,21 @@ import {
  * listing reports (the difference docs/sources.md "rgw" documents).
  */
 describe('RGW admin API client against Ceph RGW', { timeout: 15 * 60_000 }, () => {
+  let store: ScenarioStore<RgwCluster>
   let cluster: RgwCluster
   let writer: ScenarioWriter
   let client: RgwAdminClient
 
   before(async () => {
-    cluster = await startRgwCluster()
-    writer = new ScenarioWriter(rgwS3Client(cluster))
-    await writeStandardScenario(writer)
+    store = await startScenarioStore(startRgwCluster)
+    ;({ cluster, writer } = store)
     client = new RgwAdminClient({
       endpoint: cluster.endpoint,
       region: cluster.region,
       credentials: { accessKeyId: cluster.accessKeyId, secretAccessKey: cluster.secretAccessKey },
     })
   })
-  after(async () => {
-    writer?.s3.destroy()
-    await cluster?.stop()
-  })
+  after(() => store?.stop())
 
   const model = (name: string): BucketModel => writer.model(name)
   const statsOf = (all: readonly RgwBucketStats[], name: string): RgwBucketStats => {

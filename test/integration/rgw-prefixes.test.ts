@@ -7,9 +7,10 @@ import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   AWKWARD_KEYS,
   inParallel,
-  rgwS3Client,
   rgwSourceEnv,
-  ScenarioWriter,
+  type ScenarioStore,
+  type ScenarioWriter,
+  startScenarioStore,
 } from '../support/rgw-scenario.js'
 
 /**
@@ -19,31 +20,30 @@ import {
  * SCAN_VERSIONS, checked against the keys written.
  */
 describe('prefix figures against Ceph RGW', { timeout: 15 * 60_000 }, () => {
+  let store: ScenarioStore<RgwCluster>
   let cluster: RgwCluster
   let writer: ScenarioWriter
 
   before(async () => {
-    cluster = await startRgwCluster()
-    writer = new ScenarioWriter(rgwS3Client(cluster))
-    await writer.createBucket('nested', { versioned: true })
-    const keys = [
-      ...AWKWARD_KEYS,
-      ...Array.from({ length: 1_060 }, (_, index) =>
-        index % 40 === 39
-          ? `top-${index}`
-          : `team-${index % 9}/year-${2020 + (index % 4)}/obj-${String(index).padStart(5, '0')}`,
-      ),
-    ]
-    await inParallel(keys, 8, (key) => writer.put('nested', key, (key.length * 97) % 3_000))
-    // Overwrites keep noncurrent versions, which are not counted; a deleted key is not counted.
-    await writer.put('nested', 'team-1/year-2021/obj-00010', 9_999)
-    await writer.put('nested', 'team-2/year-2022/obj-00011', 8_888)
-    await writer.delete('nested', 'team-3/year-2023/obj-00003')
+    store = await startScenarioStore(startRgwCluster, async (writer) => {
+      await writer.createBucket('nested', { versioned: true })
+      const keys = [
+        ...AWKWARD_KEYS,
+        ...Array.from({ length: 1_060 }, (_, index) =>
+          index % 40 === 39
+            ? `top-${index}`
+            : `team-${index % 9}/year-${2020 + (index % 4)}/obj-${String(index).padStart(5, '0')}`,
+        ),
+      ]
+      await inParallel(keys, 8, (key) => writer.put('nested', key, (key.length * 97) % 3_000))
+      // Overwrites keep noncurrent versions, which are not counted; a deleted key is not counted.
+      await writer.put('nested', 'team-1/year-2021/obj-00010', 9_999)
+      await writer.put('nested', 'team-2/year-2022/obj-00011', 8_888)
+      await writer.delete('nested', 'team-3/year-2023/obj-00003')
+    })
+    ;({ cluster, writer } = store)
   })
-  after(async () => {
-    writer?.s3.destroy()
-    await cluster?.stop()
-  })
+  after(() => store?.stop())
 
   /** Current objects as written: each key's latest version, unless a delete marker. */
   const current = (): KeyedObject[] => {

@@ -8,10 +8,10 @@ import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   type BucketModel,
   MiB,
-  rgwS3Client,
   rgwSourceEnv,
-  ScenarioWriter,
-  writeStandardScenario,
+  type ScenarioStore,
+  type ScenarioWriter,
+  startScenarioStore,
 } from '../support/rgw-scenario.js'
 import { itMeasuresTheStandardScenario } from '../support/scenario-checks.js'
 
@@ -21,6 +21,7 @@ import { itMeasuresTheStandardScenario } from '../support/scenario-checks.js'
  * a real scrape of each must show the exact figures of what was written (the scenario's model).
  */
 describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
+  let store: ScenarioStore<RgwCluster>
   let cluster: RgwCluster
   let writer: ScenarioWriter
   let s3Exporter: RunningExporter
@@ -34,11 +35,8 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
     rgwSourceEnv(cluster, source, extra)
 
   before(async () => {
-    cluster = await startRgwCluster()
-    writer = new ScenarioWriter(rgwS3Client(cluster))
-    writtenFrom = Math.floor(Date.now() / 1000) - 1
-    await writeStandardScenario(writer)
-    writtenTo = Math.ceil(Date.now() / 1000) + 1
+    store = await startScenarioStore(startRgwCluster)
+    ;({ cluster, writer, writtenFrom, writtenTo } = store)
     await cluster.setBucketQuota('plain', { maxBytes: 64 * MiB })
     s3Exporter = await startExporter(sourceEnv('s3', { SCAN_VERSIONS: 'true' }))
     rgwExporter = await startExporter(sourceEnv('rgw'))
@@ -49,8 +47,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
   after(async () => {
     await s3Exporter?.close()
     await rgwExporter?.close()
-    writer?.s3.destroy()
-    await cluster?.stop()
+    await store?.stop()
   })
 
   const model = (name: string): BucketModel => writer.model(name)

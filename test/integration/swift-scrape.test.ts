@@ -6,9 +6,10 @@ import { findSamples, type ParsedExposition, sampleValue } from '../support/expo
 import {
   inParallel,
   MiB,
-  rgwS3Client,
   rgwSourceEnv,
-  ScenarioWriter,
+  type ScenarioStore,
+  type ScenarioWriter,
+  startScenarioStore,
   writeStandardScenario,
 } from '../support/rgw-scenario.js'
 import { itMeasuresTheStandardScenario } from '../support/scenario-checks.js'
@@ -25,6 +26,7 @@ describe('exporter scrape against OpenStack Swift (s3api)', {
   timeout: 15 * 60_000,
   skip: swiftSkipReason(),
 }, () => {
+  let store: ScenarioStore<SwiftCluster>
   let cluster: SwiftCluster
   let writer: ScenarioWriter
   let exporter: RunningExporter
@@ -33,19 +35,18 @@ describe('exporter scrape against OpenStack Swift (s3api)', {
   let writtenTo: number
 
   before(async () => {
-    cluster = await startSwiftCluster()
-    writer = new ScenarioWriter(rgwS3Client(cluster))
-    writtenFrom = Math.floor(Date.now() / 1000) - 1
-    await writeStandardScenario(writer)
-    // Past one page of versions (1,000 entries): 200 keys, a delete marker on every tenth.
-    await writer.createBucket('long-history', { versioned: true })
-    const keys = Array.from({ length: 200 }, (_, index) => `h/${String(index).padStart(3, '0')}`)
-    await inParallel(keys, 8, async (key) => {
-      const index = Number(key.slice(2))
-      for (let version = 1; version <= 5; version++) await writer.put('long-history', key, index + version)
-      if (index % 10 === 0) await writer.delete('long-history', key)
+    store = await startScenarioStore(startSwiftCluster, async (writer) => {
+      await writeStandardScenario(writer)
+      // Past one page of versions (1,000 entries): 200 keys, a delete marker on every tenth.
+      await writer.createBucket('long-history', { versioned: true })
+      const keys = Array.from({ length: 200 }, (_, index) => `h/${String(index).padStart(3, '0')}`)
+      await inParallel(keys, 8, async (key) => {
+        const index = Number(key.slice(2))
+        for (let version = 1; version <= 5; version++) await writer.put('long-history', key, index + version)
+        if (index % 10 === 0) await writer.delete('long-history', key)
+      })
     })
-    writtenTo = Math.ceil(Date.now() / 1000) + 1
+    ;({ cluster, writer, writtenFrom, writtenTo } = store)
     exporter = await startExporter(
       rgwSourceEnv(cluster, 's3', {
         SCAN_VERSIONS: 'true',
@@ -59,8 +60,7 @@ describe('exporter scrape against OpenStack Swift (s3api)', {
   })
   after(async () => {
     await exporter?.close()
-    writer?.s3.destroy()
-    await cluster?.stop()
+    await store?.stop()
   })
 
   const value = (name: string, labels: Record<string, string> = {}) =>

@@ -11,6 +11,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { accessSync, closeSync, constants, openSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
+import type { WaitOptions } from './wait-for.js'
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000
 const COMMAND_TIMEOUT_MS = 120_000
@@ -219,7 +220,7 @@ export class DaemonSet {
     return daemon
   }
 
-  /** A check for waitForDaemon: throws DaemonExited once one of `daemons` has exited. */
+  /** A waitForValue `alive` check: throws DaemonExited once one of `daemons` has exited. */
   static running(...daemons: readonly Daemon[]): () => void {
     return () => {
       for (const daemon of daemons) if (daemon.exited) throw new DaemonExited(daemon)
@@ -294,31 +295,11 @@ async function stopDaemon(daemon: Daemon): Promise<void> {
   killGroup(daemon, 'SIGKILL')
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
 /**
- * Polls `probe` until it gives a value, until `deadline` (ms since the epoch); `alive` throws when
- * a daemon it depends on has exited, so a dead daemon fails at once instead of at the deadline.
+ * waitForValue's options for a daemon coming up: until `deadline` (ms since the epoch, shared by
+ * a cluster's steps), errors retried (not listening yet), `alive` failing at once when a daemon it
+ * depends on has exited instead of at the deadline.
  */
-export async function waitForDaemon<T>(
-  what: string,
-  deadline: number,
-  probe: () => Promise<T | undefined>,
-  alive: () => void,
-  intervalMs = 100,
-): Promise<T> {
-  let lastError: unknown
-  while (Date.now() < deadline) {
-    alive()
-    try {
-      const value = await probe()
-      if (value !== undefined) return value
-    } catch (error) {
-      lastError = error
-    }
-    await sleep(intervalMs)
-  }
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`)
+export function untilDeadline(deadline: number, alive: () => void, intervalMs = 100): WaitOptions {
+  return { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs, retryErrors: true, alive }
 }

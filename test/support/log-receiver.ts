@@ -1,5 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { LoggerBundle } from '../../src/logging/create-logger.js'
+import type { DeliveryStats } from '../../src/logging/targets/types.js'
+
+/** The HTTP target's counters, as the logger collector reads them; undefined when it is off. */
+export function httpStats(logging: Pick<LoggerBundle, 'deliveries'>): DeliveryStats | undefined {
+  return logging.deliveries.find((delivery) => delivery.target === 'http')?.stats()
+}
 
 /** One POST as the receiver saw it. */
 export interface ReceivedRequest {

@@ -6,7 +6,7 @@ import { createExporter } from '../../src/exporter.js'
 import { createLogger } from '../../src/logging/create-logger.js'
 import type { DeliveryStats } from '../../src/logging/targets/types.js'
 import { CapturedOutput } from './capture.js'
-import type { LogReceiver } from './log-receiver.js'
+import { httpStats, type LogReceiver } from './log-receiver.js'
 
 const FILLER = 'x'.repeat(200)
 
@@ -43,10 +43,10 @@ export async function startLoggingExporter(receiver: LogReceiver | undefined): P
     { dotenvPath: false },
   )
   const console = new CapturedOutput()
-  const logging = createLogger(config, { consoleOutput: console, httpBackoff: { baseMs: 20, maxMs: 100 } })
+  const logging = createLogger(config, { consoleOutput: console, retryBackoff: { baseMs: 20, maxMs: 100 } })
   const exporter = await createExporter(config, {
     logger: logging.logger,
-    ...(logging.httpDelivery ? { logDelivery: logging.httpDelivery } : {}),
+    logDeliveries: logging.deliveries,
   })
   const address = await exporter.app.listen({ host: '127.0.0.1', port: 0 })
   return {
@@ -62,7 +62,7 @@ export async function startLoggingExporter(receiver: LogReceiver | undefined): P
       const body = await response.text()
       return { status: response.status, body, ms: performance.now() - started }
     },
-    stats: () => logging.httpDelivery?.stats(),
+    stats: () => httpStats(logging),
     written: () => console.jsonLines().filter((entry) => entry.logTarget === undefined),
     async close() {
       await exporter.close()

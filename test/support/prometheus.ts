@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { stringify } from 'yaml'
+import { freePort } from './process.js'
 
 /**
  * A real Prometheus (Debian package `prometheus`) on a loopback port, with a generated
@@ -143,17 +143,6 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  await once(server, 'close')
-  if (!address || typeof address === 'string') throw new Error('no TCP port')
-  return address.port
-}
-
 /** Polls /-/ready for up to 30 s; false if the process exits first (port taken, bad config). */
 async function becomesReady(url: string, child: ChildProcess): Promise<boolean> {
   for (let attempt = 0; attempt < 300; attempt++) {
@@ -176,24 +165,4 @@ async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
   await exited
   clearTimeout(timer)
-}
-
-/** Polls `check` every 200 ms until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let lastError: unknown
-  while (Date.now() < deadline) {
-    try {
-      const result = await check()
-      if (result !== undefined) return result
-    } catch (error) {
-      lastError = error
-    }
-    await sleep(200)
-  }
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`)
 }

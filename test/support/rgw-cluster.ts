@@ -16,9 +16,10 @@ import {
   ensureDebianPackages,
   runTool,
   startOnFreshPorts,
-  waitForDaemon,
+  untilDeadline,
 } from './daemons.js'
 import { freePort } from './process.js'
+import { waitForValue } from './wait-for.js'
 
 /** Debian packages that bring every binary below. */
 export const CEPH_PACKAGES = ['ceph-mon', 'ceph-osd', 'radosgw', 'ceph-common'] as const
@@ -237,12 +238,10 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
     await runTool('ceph-mon', ['-c', conf, '-i', 'a', '--mkfs', '--monmap', monmap])
     const mon = startDaemon('mon.a', 'ceph-mon', ['-i', 'a'])
     // Its admin socket appears once it runs; a monitor that cannot bind its port exits instead.
-    await waitForDaemon(
+    await waitForValue(
       'the monitor to start',
-      deadline,
       async () => (existsSync(join(dir, 'run', 'mon.a.asok')) ? true : undefined),
-      stillRunning(mon),
-      50,
+      untilDeadline(deadline, stillRunning(mon), 50),
     )
 
     // OSD: registered with the monitor (waits for it to answer), mkfs, start, wait for up+in.
@@ -252,9 +251,8 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
     await mkdir(join(dir, 'osd', `ceph-${osdId}`), { recursive: true })
     await runTool('ceph-osd', ['-c', conf, '-i', osdId, '--mkfs', '--osd-uuid', osdUuid])
     const osd = startDaemon(`osd.${osdId}`, 'ceph-osd', ['-i', osdId])
-    await waitForDaemon(
+    await waitForValue(
       'the OSD to be up and in',
-      deadline,
       async () => {
         const stat = JSON.parse(await ceph(['osd', 'stat', '-f', 'json'], 30_000)) as {
           num_up_osds?: number
@@ -262,8 +260,7 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
         }
         return stat.num_up_osds === 1 && stat.num_in_osds === 1 ? true : undefined
       },
-      stillRunning(mon, osd),
-      200,
+      untilDeadline(deadline, stillRunning(mon, osd), 200),
     )
 
     // The S3 user (this also creates RGW's pools), with the admin API's read caps.
@@ -278,15 +275,14 @@ async function startOnce(options: RgwClusterOptions): Promise<RgwCluster> {
 
     const rgw = startDaemon('client.rgw', 'radosgw', ['-n', 'client.rgw'])
     const endpoint = `http://127.0.0.1:${rgwPort}`
-    await waitForDaemon(
+    await waitForValue(
       'radosgw to answer HTTP',
-      deadline,
       async () => {
         const response = await fetch(`${endpoint}/`, { signal: AbortSignal.timeout(5000) })
         await response.arrayBuffer()
         return response.status === 200 ? true : undefined
       },
-      stillRunning(rgw),
+      untilDeadline(deadline, stillRunning(rgw)),
     )
     return {
       endpoint,

@@ -296,3 +296,39 @@ export async function writeStandardScenario(writer: ScenarioWriter): Promise<voi
 
   await writer.createBucket('empty')
 }
+
+/** A store a suite started, holding what `write` wrote through `writer`. */
+export interface ScenarioStore<C extends ClusterAccess> {
+  readonly cluster: C
+  readonly writer: ScenarioWriter
+  /** When writing began and ended, seconds since the epoch, one wider either side (object times). */
+  readonly writtenFrom: number
+  readonly writtenTo: number
+  /** Closes the writer's client, then stops the store. */
+  stop(): Promise<void>
+}
+
+/**
+ * The suites' set-up against a real store (Ceph RGW, Swift): start it, write the standard scenario
+ * (or what `write` writes) through the SDK, and one stop for after() that is safe when start failed.
+ */
+export async function startScenarioStore<C extends ClusterAccess & { stop(): Promise<void> }>(
+  start: () => Promise<C>,
+  write: (writer: ScenarioWriter) => Promise<void> = writeStandardScenario,
+): Promise<ScenarioStore<C>> {
+  const cluster = await start()
+  const writer = new ScenarioWriter(rgwS3Client(cluster))
+  const stop = async () => {
+    writer.s3.destroy()
+    await cluster.stop()
+  }
+  try {
+    const writtenFrom = Math.floor(Date.now() / 1000) - 1
+    await write(writer)
+    const writtenTo = Math.ceil(Date.now() / 1000) + 1
+    return { cluster, writer, writtenFrom, writtenTo, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}

@@ -13,7 +13,9 @@ interface S3rverInstance {
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance
 
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass
+// A plain require() call: s3rver is CommonJS without types, and knip sees the dependency.
+const require = createRequire(import.meta.url)
+const S3rver = require('s3rver') as S3rverClass
 const directory = process.argv[2]
 if (!directory) throw new Error('usage: s3rver-child.ts DIRECTORY')
 

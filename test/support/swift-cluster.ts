@@ -18,9 +18,10 @@ import {
   runTool,
   serverSkipReason,
   startOnFreshPorts,
-  waitForDaemon,
+  untilDeadline,
 } from './daemons.js'
 import { freePort } from './process.js'
+import { waitForValue } from './wait-for.js'
 
 export const SWIFT_SERVER: DebianServer = {
   name: 'OpenStack Swift',
@@ -211,9 +212,8 @@ async function startOnce(options: SwiftClusterOptions): Promise<SwiftCluster> {
     // answers a signed S3 request, which needs memcached (tempauth) and all three back-ends.
     const alive = DaemonSet.running(...started)
     for (const server of SERVERS) {
-      await waitForDaemon(
+      await waitForValue(
         `the ${server} server to answer HTTP`,
-        deadline,
         async () => {
           const response = await fetch(`http://127.0.0.1:${ports[server]}/`, {
             signal: AbortSignal.timeout(5000),
@@ -221,7 +221,7 @@ async function startOnce(options: SwiftClusterOptions): Promise<SwiftCluster> {
           await response.arrayBuffer()
           return true
         },
-        alive,
+        untilDeadline(deadline, alive),
       )
     }
     const endpoint = `http://127.0.0.1:${ports.proxy}`
@@ -234,14 +234,13 @@ async function startOnce(options: SwiftClusterOptions): Promise<SwiftCluster> {
       maxAttempts: 1,
     })
     try {
-      await waitForDaemon(
+      await waitForValue(
         'the proxy to answer S3 ListBuckets',
-        deadline,
         async () => {
           await s3.send(new ListBucketsCommand({}), { abortSignal: AbortSignal.timeout(5000) })
           return true
         },
-        alive,
+        untilDeadline(deadline, alive),
       )
     } finally {
       s3.destroy()

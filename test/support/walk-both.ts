@@ -25,7 +25,7 @@ export function walkBoth(tasks: readonly WalkTask[]): BothWalks {
 
 function outcome(task: WalkTask, reader: FolderReader): unknown {
   try {
-    const result = walkDirectory(task, reader)
+    const result = walkDirectory(task, { reader })
     return { ...result, subdirs: [...result.subdirs].sort() }
   } catch (error) {
     return { threw: (error as NodeJS.ErrnoException).code }

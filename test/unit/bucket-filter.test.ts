@@ -88,8 +88,8 @@ test('the configuration holds the selection parsed: a list, compiled globs, {ind
   )
   assert.deepEqual(config.BUCKETS, ['logs-a', 'data-1'])
   assert.deepEqual(
-    config.BUCKETS_INCLUDE.map((glob) => glob.source),
-    ['^logs-.*$', '^data-.$'],
+    config.BUCKETS_INCLUDE.map((glob) => glob.pattern),
+    ['logs-*', 'data-?'],
   )
   assert.deepEqual(
     config.BUCKETS_EXCLUDE.map((glob) => glob.test('logs-old-1')),
@@ -122,6 +122,26 @@ test('malformed globs refuse start-up with one line per variable, naming it', ()
   assert.match(startupErrorLines({ BUCKETS_EXCLUDE: 'a[]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*unterminated \[/)
   assert.match(startupErrorLines({ BUCKETS_EXCLUDE: 'a[!]' })[0] ?? '', /^BUCKETS_EXCLUDE=.*empty \[\] class/)
   assert.match(startupErrorLines({ BUCKETS_INCLUDE: 'trailing\\' })[0] ?? '', /^BUCKETS_INCLUDE=.*lone \\/)
+})
+
+test('glob lists are bounded: 1,000 patterns of 1,024 characters; past that, one line naming the variable', () => {
+  const long = `logs-*,${'a'.repeat(40_000)}`
+  const [line, ...more] = startupErrorLines({ BUCKETS_INCLUDE: long })
+  assert.deepEqual(more, [])
+  assert.match(
+    line ?? '',
+    /^BUCKETS_INCLUDE=.*: expected comma-separated glob patterns: pattern 2: a pattern of 40000 characters \(at most 1024\)$/,
+  )
+  const many = Array.from({ length: 1001 }, (_, index) => `b-${index}`).join(',')
+  assert.match(
+    startupErrorLines({ BUCKETS_EXCLUDE: many })[0] ?? '',
+    /^BUCKETS_EXCLUDE=.*: 1001 patterns \(at most 1000\)$/,
+  )
+  const bounds = loadConfig(
+    { BUCKETS_INCLUDE: Array.from({ length: 1000 }, () => 'a'.repeat(1024)).join(',') },
+    { dotenvPath: false },
+  )
+  assert.equal(bounds.BUCKETS_INCLUDE.length, 1000)
 })
 
 test('S3: keys both or neither, endpoint a URL, and no secret in an error line', () => {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { createLoggerCollector } from '../../src/collectors/logger.js'
 import { loadConfig } from '../../src/config/load.js'
 import { createLogger } from '../../src/logging/create-logger.js'
+import { MetricSet } from '../../src/metrics/metric-set.js'
 import { CapturedOutput } from '../support/capture.js'
+import { httpStats } from '../support/log-receiver.js'
 
 // An endpoint nothing listens on: these tests look at what reaches the console, not at delivery.
 const UNUSED_ENDPOINT = 'http://127.0.0.1:9/ingest'
@@ -142,7 +145,7 @@ describe('createLogger targets and levels', () => {
       output.jsonLines().map((entry) => entry.msg),
       ['for both'],
     )
-    assert.equal(logging.httpDelivery?.stats().queued, 2)
+    assert.equal(httpStats(logging)?.queued, 2)
     await logging.close(0)
   })
 
@@ -151,14 +154,14 @@ describe('createLogger targets and levels', () => {
       configFor({ LOG_LEVEL: 'silent', LOG_TARGETS: 'console+http', LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT }),
     )
     assert.deepEqual(silent.targets, [])
-    assert.equal(silent.httpDelivery, undefined)
+    assert.deepEqual(silent.deliveries, [])
     await silent.close(0)
     const plain = createLogger(configFor({}), { consoleOutput: new CapturedOutput() })
     assert.deepEqual(
       plain.targets.map((target) => target.name),
       ['console'],
     )
-    assert.equal(plain.httpDelivery, undefined)
+    assert.deepEqual(plain.deliveries, [])
   })
 
   it('a comma list builds the same targets as console+http; the banner names them and the endpoint', async () => {
@@ -184,7 +187,7 @@ describe('createLogger targets and levels', () => {
       output.jsonLines().map((entry) => entry.msg),
       ['to both'],
     )
-    assert.equal(logging.httpDelivery?.stats().queued, 1)
+    assert.equal(httpStats(logging)?.queued, 1)
     await logging.close(0)
   })
 
@@ -208,6 +211,47 @@ describe('createLogger targets and levels', () => {
     assert.ok(reports.length >= 1)
     assert.ok(reports.every((entry) => entry.logTarget === 'http'))
     assert.equal(reports.at(-1)?.msg, 'log entries left undelivered at shutdown')
-    assert.equal(logging.httpDelivery?.stats().dropped, 1)
+    assert.equal(httpStats(logging)?.dropped, 1)
+  })
+})
+
+describe("log targets' counters", () => {
+  it('the logger collector writes each delivering target under one family per counter, its name as `target`', async () => {
+    const logging = createLogger(
+      configFor({
+        LOG_MODE: 'quiet',
+        LOG_TARGETS: 'console+http',
+        LOG_HTTP_ENDPOINT: UNUSED_ENDPOINT,
+        LOG_HTTP_FLUSH_INTERVAL_MS: '3600000',
+      }),
+      { consoleOutput: new CapturedOutput() },
+    )
+    logging.logger.info('queued')
+    logging.logger.warn('queued too')
+    // Only the targets that count deliveries: the console writes synchronously and has none.
+    assert.deepEqual(
+      logging.deliveries.map((delivery) => delivery.target),
+      ['http'],
+    )
+    const collector = createLoggerCollector(logging.deliveries)
+    const set = new MetricSet(collector.families)
+    await collector.collect(set, new AbortController().signal)
+    const http = { target: 'http' }
+    assert.deepEqual(set.samples('logger_queue_entries'), [{ labels: http, value: 2 }])
+    assert.deepEqual(set.samples('logger_sent_total'), [{ labels: http, value: 0 }])
+    assert.deepEqual(set.samples('logger_failed_total'), [{ labels: http, value: 0 }])
+    assert.deepEqual(set.samples('logger_dropped_total'), [{ labels: http, value: 0 }])
+    assert.deepEqual(set.samples('logger_online'), [{ labels: http, value: 1 }])
+    await logging.close(0)
+    assert.deepEqual(
+      set.samples('logger_queue_entries'),
+      [{ labels: http, value: 2 }],
+      'read once, at collect',
+    )
+    const after = new MetricSet(collector.families)
+    await collector.collect(after, new AbortController().signal)
+    assert.deepEqual(after.samples('logger_dropped_total'), [{ labels: http, value: 2 }])
+    // No family names a target: a new one is another series, not another family.
+    for (const name of Object.keys(collector.families)) assert.doesNotMatch(name, /http|console/, name)
   })
 })

@@ -6,7 +6,9 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { createFsSource, splitFolders } from '../../src/sources/fs/source.js'
-import { settleStuckWalks, WalkPool } from '../../src/sources/fs/walk-pool.js'
+import { settleStuckWalks } from '../../src/sources/fs/stuck-walks.js'
+import { WalkPool } from '../../src/sources/fs/walk-pool.js'
+import { workerThreadCounts } from '../../src/worker-threads.js'
 import { scratchFolder } from '../support/scratch.js'
 
 const DAY_MS = 86_400_000
@@ -117,12 +119,14 @@ test('a walk thread loads no package: starting one costs ~40 ms of CPU, not the 
   )
 })
 
-test('a task posted behind a running one and aborted: the running one starts over on a fresh thread', async (t) => {
+test('a task posted behind a running one and aborted: it is skipped, the running one goes on, no thread is started', async (t) => {
   const root = await scratchFolder(t, 'objstore-pool-')
   for (let folder = 0; folder < 20; folder++) {
     await mkdir(join(root, `f${folder}`))
     for (let index = 0; index < 50; index++) await writeFile(join(root, `f${folder}`, `o${index}`), 'x')
   }
+  const started = () => workerThreadCounts().get('walk-worker')?.started ?? 0
+  const before = started()
   const pool = new WalkPool(1)
   t.after(() => pool.close())
   const task = { dirs: [root], expand: false, isBucketRoot: true, nowMs: NOW_MS }
@@ -136,5 +140,7 @@ test('a task posted behind a running one and aborted: the running one starts ove
   const [first, last] = await Promise.all([running, third])
   assert.equal(first.usage.objects, 1000)
   assert.equal(last.usage.objects, 1000)
+  // Stopped through shared memory, not terminated: the pool's one thread ran all three.
+  assert.equal(started() - before, 1, 'walk threads started')
   assert.equal(await settleStuckWalks(5000), 0)
 })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import pino from 'pino'
+import { parseGlobList } from '../../src/config/bucket-selection.js'
 import { createBucketFilter } from '../../src/scanning/bucket-filter.js'
 import { UsageScanner, type UsageScannerOptions } from '../../src/scanning/scanner.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
@@ -273,7 +274,10 @@ test('the state file: loaded at start, filtered by the selection, another source
   const source = new MemorySource()
   const { scanner } = scannerFor(t, source, {
     stateFile: { path: stateFile, stallMs: HOUR_MS },
-    filter: createBucketFilter({ include: [/^keep-|^other-/], exclude: [/^other-/] }),
+    filter: createBucketFilter({
+      include: parseGlobList('keep-*,other-*'),
+      exclude: parseGlobList('other-*'),
+    }),
     fixedBuckets: ['keep-1', 'skip-1'],
   })
   await scanner.start()

@@ -37,17 +37,20 @@ export function exporterRow({ at, sel }: Queries): RowSpec {
       timeseries('Event loop lag (p99)', 's', [
         { expr: `nodejs_eventloop_lag_p99_seconds${sel}`, legend: '{{instance}}' },
       ]),
-      timeseries('Log shipping (HTTP target)', 'short', [
-        { expr: `rate(${at('logger_http_sent_total')}[$__rate_interval])`, legend: '{{instance}} sent/s' },
+      timeseries('Log shipping', 'short', [
         {
-          expr: `rate(${at('logger_http_failed_total')}[$__rate_interval])`,
-          legend: '{{instance}} failed/s',
+          expr: `rate(${at('logger_sent_total')}[$__rate_interval])`,
+          legend: '{{instance}} {{target}} sent/s',
         },
         {
-          expr: `rate(${at('logger_http_dropped_total')}[$__rate_interval])`,
-          legend: '{{instance}} dropped/s',
+          expr: `rate(${at('logger_failed_total')}[$__rate_interval])`,
+          legend: '{{instance}} {{target}} failed/s',
         },
-        { expr: at('logger_http_queue_entries'), legend: '{{instance}} queued' },
+        {
+          expr: `rate(${at('logger_dropped_total')}[$__rate_interval])`,
+          legend: '{{instance}} {{target}} dropped/s',
+        },
+        { expr: at('logger_queue_entries'), legend: '{{instance}} {{target}} queued' },
       ]),
     ],
   }

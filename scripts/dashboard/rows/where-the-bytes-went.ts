@@ -5,7 +5,7 @@ import { bargauge, note, table, timeseries, unitOverride } from '../panels.js'
 import type { Queries } from '../queries.js'
 
 /** The BUCKET_METRICS value that feeds every panel of the row: the defaults and the opt-in groups it reads. */
-export const WHERE_THE_BYTES_WENT_GROUPS = 'default,age,hidden,prefixes,info'
+const WHERE_THE_BYTES_WENT_GROUPS = 'default,age,hidden,prefixes,info'
 
 /** What an empty panel says: the groups it needs, by name. */
 function needs(groups: string, more = ''): string {

@@ -19,8 +19,8 @@ function priceList(key: string): string {
 }
 
 /** The request classes REQUEST_PRICES prices, and which operations each covers. */
-export const REQUEST_CLASSES = ['list', 'other'] as const
-export type RequestClass = (typeof REQUEST_CLASSES)[number]
+const REQUEST_CLASSES = ['list', 'other'] as const
+type RequestClass = (typeof REQUEST_CLASSES)[number]
 
 export const pricesEnv = {
   STORAGE_PRICES: Type.String({
@@ -44,7 +44,7 @@ export const pricesEnv = {
 }
 
 /** Prices by class, in the order given. */
-export type PriceList = ReadonlyMap<string, number>
+type PriceList = ReadonlyMap<string, number>
 
 export interface PriceTable {
   /** Currency per GiB-month, by storage class. */

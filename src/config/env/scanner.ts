@@ -2,12 +2,16 @@ import { Type } from '@sinclair/typebox'
 import { describeSources, SOURCE_NAMES } from '../../sources/list.js'
 import {
   BucketFilterSyntaxError,
+  type Glob,
+  MAX_GLOB_LENGTH,
+  MAX_GLOBS,
   parseGlobList,
   parseNameList,
   parseShard,
   type Shard,
 } from '../bucket-selection.js'
 import { StringEnum } from '../schema-helpers.js'
+import { shownValue } from '../shown-value.js'
 
 /**
  * The background bucket-usage scanner and its bucket selection. BUCKETS_SOURCE's values come from
@@ -46,12 +50,11 @@ export const scannerEnv = {
   }),
   BUCKETS_INCLUDE: Type.String({
     default: '',
-    description:
-      'Comma-separated glob patterns (`*`, `?`, `[a-z]`, `[!x]`); when set, only matching buckets are measured.',
+    description: `Comma-separated glob patterns (\`*\`, \`?\`, \`[a-z]\`, \`[!x]\`), at most ${MAX_GLOBS} of ${MAX_GLOB_LENGTH} characters each; when set, only matching buckets are measured.`,
   }),
   BUCKETS_EXCLUDE: Type.String({
     default: '',
-    description: 'Comma-separated glob patterns of buckets never measured (wins over `BUCKETS_INCLUDE`).',
+    description: `Comma-separated glob patterns of buckets never measured (wins over \`BUCKETS_INCLUDE\`), at most ${MAX_GLOBS} of ${MAX_GLOB_LENGTH} characters each.`,
   }),
   SHARD: Type.String({
     default: '',
@@ -83,8 +86,8 @@ interface ScannerVariables {
 export interface BucketSelection {
   /** BUCKETS: measure exactly these instead of listing; empty for every bucket. */
   readonly BUCKETS: readonly string[]
-  readonly BUCKETS_INCLUDE: readonly RegExp[]
-  readonly BUCKETS_EXCLUDE: readonly RegExp[]
+  readonly BUCKETS_INCLUDE: readonly Glob[]
+  readonly BUCKETS_EXCLUDE: readonly Glob[]
   /** SHARD; undefined for no sharding. */
   readonly SHARD: Shard | undefined
 }
@@ -98,13 +101,13 @@ export function parseBucketSelection(raw: ScannerVariables): {
   readonly problems: string[]
 } {
   const problems: string[] = []
-  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): RegExp[] => {
+  const globs = (name: 'BUCKETS_INCLUDE' | 'BUCKETS_EXCLUDE'): Glob[] => {
     try {
       return parseGlobList(raw[name])
     } catch (error) {
       if (!(error instanceof BucketFilterSyntaxError)) throw error
       problems.push(
-        `${name}=${JSON.stringify(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
+        `${name}=${shownValue(raw[name])}: expected comma-separated glob patterns: ${error.message}`,
       )
       return []
     }
@@ -116,7 +119,7 @@ export function parseBucketSelection(raw: ScannerVariables): {
     shard = parseShard(raw.SHARD)
   } catch (error) {
     if (!(error instanceof BucketFilterSyntaxError)) throw error
-    problems.push(`SHARD=${JSON.stringify(raw.SHARD)}: ${error.message}`)
+    problems.push(`SHARD=${shownValue(raw.SHARD)}: ${error.message}`)
   }
   const selection = Object.freeze({
     BUCKETS: Object.freeze(parseNameList(raw.BUCKETS)),

@@ -9,7 +9,7 @@ import { httpTarget } from './http/index.js'
  *
  * Why the targets are streams of one pino.multistream in this process, not pino.transport
  * workers (a transport runs its stream in a worker thread through thread-stream):
- * - the HTTP target's counters are read synchronously at scrape time (the logger_http_* families,
+ * - a target's counters (stats()) are read synchronously at scrape time (the logger_* families,
  *   through collectors/logger.ts), and its queue bound, drops and shutdown deadline are decided
  *   here (close(withinMs) counts what is left as dropped); in a worker each would be a message
  *   round trip, which a collector's synchronous collect() cannot wait for;

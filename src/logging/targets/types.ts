@@ -1,7 +1,6 @@
 import type { Static, TObject, TProperties } from '@sinclair/typebox'
 import type { DestinationStream, Level } from 'pino'
 import type { LogLevel, LogMode } from '../modes.js'
-import type { BackoffPolicy } from './http/backoff.js'
 
 /**
  * One place log entries go. A target is a pino destination stream plus an optional close for
@@ -18,7 +17,10 @@ export interface LogTarget {
    * (never rejects) even when delivery fails. Entries written afterwards are not delivered.
    */
   close?(withinMs: number): Promise<void>
-  /** Delivery counters, for targets that deliver asynchronously (the exporter's self-metrics). */
+  /**
+   * Delivery counters, for targets that deliver asynchronously: the logger collector writes them
+   * as the logger_* families, `target` this target's name.
+   */
   stats?(): DeliveryStats
   /** Fields the start-up line shows about this target (its endpoint, without credentials). */
   readonly banner?: Readonly<Record<string, unknown>>
@@ -62,8 +64,16 @@ export interface TargetContext<Settings> {
 export interface TargetOptions {
   /** The console's output; stdout unless a test captures it. */
   readonly consoleOutput?: NodeJS.WritableStream & { isTTY?: boolean }
-  /** Retry pacing of the HTTP target; tests shorten it. */
-  readonly httpBackoff?: BackoffPolicy
+  /** Retry pacing of the targets that retry deliveries; tests shorten it. */
+  readonly retryBackoff?: BackoffPolicy
+}
+
+/** How long to wait before retrying a delivery that failed with a retryable outcome. */
+export interface BackoffPolicy {
+  /** Delay ceiling of the first retry; doubled for each further consecutive failure. */
+  readonly baseMs: number
+  /** Upper bound of any delay, Retry-After included. */
+  readonly maxMs: number
 }
 
 /**

@@ -33,7 +33,7 @@ export function chunksIn(family: BlockFamily, format: ExpositionFormat): readonl
 }
 
 /** A compressed family's sample segments in `format`. */
-export function segmentsIn(family: CompressedFamily, format: ExpositionFormat): readonly DeflatedSegment[] {
+function segmentsIn(family: CompressedFamily, format: ExpositionFormat): readonly DeflatedSegment[] {
   return (format === 'openmetrics' && family.openmetricsSegments) || family.segments
 }
 
@@ -50,7 +50,7 @@ function familyLength(
  * How long the one text held (see HeldText) stays after the last plain read that used it. A client
  * without gzip scraping every few seconds reads it from memory; the text goes soon after it stops.
  */
-export const TEXT_IDLE_MS = 30_000
+const TEXT_IDLE_MS = 30_000
 
 /**
  * The one uncompressed text the process holds: that of the current block a client without gzip

@@ -6,7 +6,7 @@
 
 export type ExpositionType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'summary' | 'untyped'
 
-export interface ExpositionSample {
+interface ExpositionSample {
   /** Full sample name, suffix included (`_bucket`, `_sum`, `_count`, `_total`). */
   readonly name: string
   readonly labels: ReadonlyArray<readonly [string, string]>
@@ -82,7 +82,7 @@ export function labelPairs(labels: ReadonlyArray<readonly [string, string]>): st
 
 export const OPENMETRICS_EOF = '# EOF\n'
 
-export function escapeHelp(help: string): string {
+function escapeHelp(help: string): string {
   return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')
 }
 

@@ -4,6 +4,7 @@ import { bucketJson } from '../../snapshot/snapshot-json.js'
 import { VERSION } from '../../version.js'
 import { parseBucketFilter, viewBuckets } from '../bucket-view.js'
 import type { ExporterStatus } from '../status.js'
+import { decimalQuery } from './decimal-query.js'
 import {
   type BucketsQuery,
   BucketsQuerySchema,
@@ -40,6 +41,7 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
         querystring: BucketsQuerySchema,
         response: { 200: BucketsResponseSchema, 400: ErrorResponseSchema, 503: ErrorResponseSchema },
       },
+      preValidation: decimalQuery(BucketsQuerySchema),
     },
     async (request, reply) => {
       const snapshot = status.usage()

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { MAX_GLOB_LENGTH } from '../../config/bucket-selection.js'
 import { BucketJsonSchema, UsageTotalsSchema } from '../../snapshot/snapshot-json.js'
 
 /**
@@ -10,7 +11,7 @@ const Instant = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' 
 const MaybeInstant = Type.Union([Instant, Type.Null()])
 
 /** At most this many buckets per answer (a store may hold tens of thousands). */
-export const MAX_BUCKET_LIMIT = 10_000
+const MAX_BUCKET_LIMIT = 10_000
 
 export const BucketsQuerySchema = Type.Object(
   {
@@ -29,7 +30,7 @@ export const BucketsQuerySchema = Type.Object(
     ),
     match: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_GLOB_LENGTH,
         description:
           'Only buckets whose name matches this glob (`*`, `?`, `[a-z]`, `[!x]`), as BUCKETS_INCLUDE.',
       }),

@@ -2,7 +2,7 @@ import type { DriveStatus } from '../status.js'
 import { escapeHtml, percent, sizeHtml } from './format.js'
 
 /** The share of a drive in use as df's Use% computes it: used / (used + available). */
-export function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
+function usedShareOf(capacity: { readonly usedBytes: number; readonly freeBytes: number }): number {
   const usable = capacity.usedBytes + capacity.freeBytes
   return usable > 0 ? capacity.usedBytes / usable : 0
 }

@@ -5,7 +5,7 @@ import { type BucketFilter, type BucketSortKey, parseBucketFilter, type SortOrde
 /** Buckets a page of the landing page lists. */
 export const PAGE_SIZE = 100
 /** The last page asked for that is answered (10,000,000 buckets at PAGE_SIZE). */
-export const MAX_PAGE = 100_000
+const MAX_PAGE = 100_000
 
 // The API's own parameters (and their bounds), but `limit`: the page is cut into pages instead.
 const { limit: _limit, ...filterProperties } = BucketsQuerySchema.properties

@@ -6,7 +6,7 @@ import { type Rect, squarify, type Tile } from './squarify.js'
 /** Buckets drawn as tiles of their own; the rest of those listed make one "others" tile. */
 export const TREEMAP_BUCKETS = 50
 /** Prefixes drawn inside a bucket's tile; the bucket's other keys make one tile. */
-export const TREEMAP_PREFIXES = 8
+const TREEMAP_PREFIXES = 8
 /** The drawing's size in SVG units (CSS pixels when the page is 60rem wide). */
 const WIDTH = 960
 const HEIGHT = 480

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { constants } from 'node:os'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getSystemErrorMap } from 'node:util'
 
@@ -40,12 +41,21 @@ interface NativeWalk {
   close(handle: object): void
 }
 
-export const NATIVE_WALK_FILE = 'fswalk.node'
+const NATIVE_WALK_FILE = 'fswalk.node'
 /**
- * Where the file is: at the root of the code folder. The bundle's walk-worker.js is in it (dist/);
- * this module run from src/ through tsx, or as tsc compiled it, is two folders below it.
+ * Where the file is, in the nearest folder up from this module that has it: compiled (the bundle
+ * in dist/, or the benches' tsc output), the root of the code folder, `fswalk.node`; run from src/
+ * through tsx, the repository's `native/build/fswalk.node` (src/ holds sources only). Searched
+ * upwards so this module's depth in the tree does not matter.
  */
-const CANDIDATES = [`./${NATIVE_WALK_FILE}`, `../../${NATIVE_WALK_FILE}`]
+function nativeWalkFile(): string | undefined {
+  const fromSource = import.meta.url.endsWith('.ts')
+  const relative = fromSource ? join('native', 'build', NATIVE_WALK_FILE) : NATIVE_WALK_FILE
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, relative))) return join(dir, relative)
+    if (dirname(dir) === dir) return undefined
+  }
+}
 
 /** Entries per read of a folder: a huge flat folder is read this many at a time. */
 export const NATIVE_BATCH = 1024
@@ -57,8 +67,7 @@ let loaded: { readonly reader: FolderReader | undefined; readonly walker: string
 /** The native reader of this thread, loaded at the first call; undefined (and why) without it. */
 export function nativeWalk(): { readonly reader: FolderReader | undefined; readonly walker: string } {
   if (loaded) return loaded
-  const files = CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
-  const file = files.find((path) => existsSync(path))
+  const file = nativeWalkFile()
   if (!file) {
     loaded = { reader: undefined, walker: `JavaScript (no ${NATIVE_WALK_FILE} built beside the code)` }
     return loaded

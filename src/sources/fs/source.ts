@@ -11,8 +11,9 @@ import { linkedAbort } from '../linked-abort.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
 import { bucketFolder, bucketLabel } from './names.js'
+import { stuckWalkFor } from './stuck-walks.js'
 import { pathBytes, type WalkResult, type WalkTask } from './walk.js'
-import { stuckWalkFor, WalkPool } from './walk-pool.js'
+import { WalkPool } from './walk-pool.js'
 
 export interface FsSourceOptions {
   /** DATA_DIR: one folder per bucket. */
@@ -78,6 +79,8 @@ export type BucketContext = Pick<WalkTask, 'root' | 'prefixes' | 'nowMs' | 'ages
 export function createFsSource(options: FsSourceOptions): UsageSource {
   const dataDir = resolve(options.dataDir)
   let walkerLogged = false
+  // Made at the first scan and kept: its threads serve every round and end when the source closes.
+  let pool: WalkPool | undefined
   const onWalker = (walker: string) => {
     if (walkerLogged) return
     walkerLogged = true
@@ -89,24 +92,26 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
     async beginScan({ fixedBuckets, startedMs }): Promise<ScanRound> {
       const nowMs = startedMs ?? Date.now()
       const buckets = fixedBuckets ?? (await listBucketFolders(dataDir))
-      // A walk over a warm cache is CPU-bound: threads beyond the cores only contend (and each
-      // costs a start and ~9 MB while it lives, so they are started per scan and ended after it).
-      const pool = new WalkPool(Math.min(options.threads, availableParallelism()), onWalker)
+      // A walk over a warm cache is CPU-bound: threads beyond the cores only contend.
+      pool ??= new WalkPool(Math.min(options.threads, availableParallelism()), onWalker)
+      const walks = pool
       return {
         buckets,
         measure: async (bucket, signal) => {
-          const usage = await measureBucket(pool, dataDir, bucket, signal, {
+          const usage = await measureBucket(walks, dataDir, bucket, signal, {
             nowMs,
             ages: options.ages ?? true,
             prefixes: options.prefixes,
           })
           return options.prefixes ? withTopPrefixes(usage, options.prefixes.topK) : usage
         },
-        outsideBuckets: (signal) => measureOutsideBuckets(pool, dataDir, signal),
-        close: () => pool.close(),
+        outsideBuckets: (signal) => measureOutsideBuckets(walks, dataDir, signal),
       }
     },
-    async close() {},
+    async close() {
+      await pool?.close()
+      pool = undefined
+    },
   }
 }
 

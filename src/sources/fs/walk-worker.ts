@@ -1,12 +1,24 @@
 /**
  * Worker-thread entry of the fs walk: runs one WalkTask at a time, synchronously, off the event
- * loop, and answers with its figures or the error's code.
+ * loop, and answers with its figures or the error's code. It lives as long as its pool
+ * (walk-pool.ts): a task it is told to stop (its id in the shared stop cells) ends at the next
+ * check, and an `exit` message closes its port, so the thread ends by itself, never terminated.
  */
-import { parentPort } from 'node:worker_threads'
-import { type WalkTask, walkDirectory, walkerName } from './walk.js'
+import { parentPort, workerData } from 'node:worker_threads'
+import { WalkStopped, type WalkTask, walkDirectory, walkerName } from './walk.js'
 
 export interface WalkRequest extends WalkTask {
   readonly id: number
+}
+
+export type WalkMessage = { readonly kind: 'walk'; readonly request: WalkRequest } | { readonly kind: 'exit' }
+
+export interface WalkWorkerData {
+  /**
+   * Int32 cells: ids of posted tasks to stop (running) or skip (waiting), 0 for empty; then the
+   * last cell, which this thread sets to the id of the task it runs (0 between tasks).
+   */
+  readonly stops: SharedArrayBuffer
 }
 
 export type WalkReply = (
@@ -19,14 +31,36 @@ export type WalkReply = (
 
 const port = parentPort
 if (!port) throw new Error('walk-worker must run on a worker thread')
+const cells = new Int32Array((workerData as WalkWorkerData).stops)
+const stops = cells.subarray(0, cells.length - 1)
+const RUNNING = cells.length - 1
 
-port.on('message', (request: WalkRequest) => {
+const stopped = (id: number) => () => {
+  for (let cell = 0; cell < stops.length; cell++) if (Atomics.load(stops, cell) === id) return true
+  return false
+}
+
+port.on('message', (message: WalkMessage) => {
+  if (message.kind === 'exit') {
+    port.close()
+    return
+  }
+  const { request } = message
   let reply: WalkReply
+  Atomics.store(cells, RUNNING, request.id)
   try {
-    reply = { id: request.id, ok: true, result: walkDirectory(request), walker: walkerName() }
+    const isStopped = stopped(request.id)
+    if (isStopped()) throw new WalkStopped()
+    reply = {
+      id: request.id,
+      ok: true,
+      result: walkDirectory(request, { stopped: isStopped }),
+      walker: walkerName(),
+    }
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException
     reply = { id: request.id, ok: false, code, message, walker: walkerName() }
   }
+  Atomics.store(cells, RUNNING, 0)
   port.postMessage(reply)
 })

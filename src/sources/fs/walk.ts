@@ -50,15 +50,37 @@ const NOT_ASCII = /[\u0080-\uffff]/
  */
 const isAscii = (path: string): boolean => !NOT_ASCII.test(path)
 
+export interface WalkOptions {
+  /** Reads a folder: the native reader (native-walk.ts) when built, else the JavaScript one. */
+  readonly reader?: FolderReader
+  /** Asked between folders and every FILES_PER_STOP_CHECK files: true ends the walk (WalkStopped). */
+  readonly stopped?: () => boolean
+}
+
+/** A walk ended because it was told to stop (its scan aborted or timed out). */
+export class WalkStopped extends Error {
+  readonly code = 'ESTOPPED'
+  constructor() {
+    super('walk stopped')
+    this.name = 'WalkStopped'
+  }
+}
+
+/** Files between two checks of WalkOptions.stopped within a folder: some milliseconds of walking. */
+const FILES_PER_STOP_CHECK = 4096
+
 /**
  * Walks with synchronous folder reads on a worker thread: several times faster than a promise per
  * file (no promise, no thread-pool hop per call) and close to `du -sb`. Every regular file is an
  * object (size, mtime); symbolic links, sockets and devices are not, and are not followed. Files
  * or folders deleted while the walk runs are skipped; what cannot be read is counted (like `du`,
  * which reports it and sums the rest). Only the bucket's own folder must be readable. Folders are
- * read by `reader`: the native one (native-walk.ts) when built, else the JavaScript one below.
+ * read by the native reader when built, else the JavaScript one below; `stopped` ends it early.
  */
-export function walkDirectory(task: WalkTask, reader: FolderReader = defaultReader()): WalkResult {
+export function walkDirectory(task: WalkTask, options: WalkOptions = {}): WalkResult {
+  const reader = options.reader ?? defaultReader()
+  const stopped = options.stopped
+  let filesToCheck = FILES_PER_STOP_CHECK
   const fold = new UsageAccumulator({
     storageClasses: false,
     nowMs: task.nowMs,
@@ -78,33 +100,44 @@ export function walkDirectory(task: WalkTask, reader: FolderReader = defaultRead
   let folderObjects = 0
   // One object handed to the fold for every file (it keeps nothing of it): none allocated per file.
   const file: ListedObject = { size: 0, modifiedMs: 0 }
-  const sink: FolderSink = {
-    folder: task.expand ? (path) => subdirs.push(path) : (path) => stack.push(path),
-    file: perFolder
-      ? (size, mtimeMs) => {
+  const fileSink: FolderSink['file'] = perFolder
+    ? (size, mtimeMs) => {
+        file.size = size
+        file.modifiedMs = mtimeMs
+        fold.add(file)
+        folderBytes += size
+        folderObjects++
+      }
+    : prefixOf
+      ? (size, mtimeMs, path) => {
+          file.size = size
+          file.modifiedMs = mtimeMs
+          file.prefix = prefixOf(path as string)
+          fold.add(file)
+        }
+      : (size, mtimeMs) => {
           file.size = size
           file.modifiedMs = mtimeMs
           fold.add(file)
-          folderBytes += size
-          folderObjects++
         }
-      : prefixOf
-        ? (size, mtimeMs, path) => {
-            file.size = size
-            file.modifiedMs = mtimeMs
-            file.prefix = prefixOf(path as string)
-            fold.add(file)
+  const sink: FolderSink = {
+    folder: task.expand ? (path) => subdirs.push(path) : (path) => stack.push(path),
+    // A flat folder of millions of files is one folder: asked every few thousand files as well.
+    file: stopped
+      ? (size, mtimeMs, path) => {
+          if (--filesToCheck === 0) {
+            filesToCheck = FILES_PER_STOP_CHECK
+            if (stopped()) throw new WalkStopped()
           }
-        : (size, mtimeMs) => {
-            file.size = size
-            file.modifiedMs = mtimeMs
-            fold.add(file)
-          },
+          fileSink(size, mtimeMs, path)
+        }
+      : fileSink,
     unreadable: () => {
       unreadable++
     },
   }
   while (stack.length > 0) {
+    if (stopped?.()) throw new WalkStopped()
     const dir = stack.pop() as string
     const mustRead = task.isBucketRoot && task.dirs.includes(dir)
     folderBytes = 0
@@ -112,7 +145,7 @@ export function walkDirectory(task: WalkTask, reader: FolderReader = defaultRead
     try {
       reader(dir, mustRead, wantPaths, sink)
     } catch (error) {
-      if (mustRead) throw error
+      if (mustRead || error instanceof WalkStopped) throw error
       unreadable++
     }
     // Its files' prefix is the folder's (a name holds no `/`): the label of `dir/` as a key.

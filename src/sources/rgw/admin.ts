@@ -88,7 +88,7 @@ export interface RgwAdminClientOptions {
  * RGW_MAX_RESPONSE_BYTES's default. The stats of 10,000 buckets are about 8.5 MB (some 850 bytes
  * a bucket), so this holds some 150,000 buckets, twice the largest clusters seen.
  */
-export const DEFAULT_RGW_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
+const DEFAULT_RGW_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 
 /** RFC 3986 escaping, as SigV4 canonicalises query strings. */
 function escapeRfc3986(value: string): string {

@@ -15,7 +15,7 @@ export interface RgwCategoryUsage {
   readonly objects: number
 }
 
-export interface RgwBucketQuota {
+interface RgwBucketQuota {
   readonly enabled: boolean
   /** Bytes, or undefined when no byte limit is set (RGW writes -1). */
   readonly maxSizeBytes: number | undefined

@@ -29,7 +29,7 @@ export interface S3ClientOptions {
 }
 
 /** S3_MAX_RESPONSE_BYTES's default: a 1,000-key page of 1,024-byte keys is about 1.5 MB. */
-export const DEFAULT_S3_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+const DEFAULT_S3_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 export function createCheckedClient(options: S3ClientOptions): S3Client {
   const explicitKeys = options.accessKeyId !== '' && options.secretAccessKey !== ''
@@ -88,7 +88,7 @@ export function createCheckedClient(options: S3ClientOptions): S3Client {
 }
 
 /** The S3 operation of an SDK command: its class name without `Command` (`ListObjectsV2`). */
-export function operationOf(commandName: string | undefined): string {
+function operationOf(commandName: string | undefined): string {
   return (commandName ?? 'Unknown').replace(/Command$/, '')
 }
 

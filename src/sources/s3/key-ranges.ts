@@ -243,7 +243,7 @@ function maxKey(a: string, b: string): string {
 }
 
 /** UTF-16 units two keys share at their start, never ending inside a surrogate pair. */
-export function sharedLength(a: string, b: string): number {
+function sharedLength(a: string, b: string): number {
   const length = Math.min(a.length, b.length)
   let index = 0
   while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++

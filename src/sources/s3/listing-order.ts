@@ -65,7 +65,7 @@ export async function* checkedPages(
   }
 }
 
-export function notAdvancing(action: string, page: number): SourceError {
+function notAdvancing(action: string, page: number): SourceError {
   return new SourceError(
     `${action}: page ${page} lists a key at or before one already listed: the store's listing does not advance (or is not in S3's key order): its figures would be wrong`,
     'failed',

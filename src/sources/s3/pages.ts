@@ -12,7 +12,7 @@ import { notAListing, stalled } from './errors.js'
  */
 
 /** At most this many pages per listing: a billion keys at 1,000 a page; past it a store is looping. */
-export const MAX_PAGES = 1_000_000
+const MAX_PAGES = 1_000_000
 
 export interface PagedListing<Page, Position> {
   /** Names the listing in errors: `ListObjectsV2 bucket`. */

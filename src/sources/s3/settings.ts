@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { describedPattern, type EnvValues, type Requirement } from '../../config/schema-helpers.js'
+import { shownValue } from '../../config/shown-value.js'
 
 /**
  * The variables of `BUCKETS_SOURCE=s3`, and the connection variables `rgw` shares (RGW's admin API
@@ -153,21 +154,22 @@ export function parseTagLabels(text: string): TagLabels {
   if (items.length > MAX_TAG_LABELS) {
     problems.push(`BUCKET_TAG_LABELS: expected at most ${MAX_TAG_LABELS} tag keys, got ${items.length}`)
   }
-  for (const item of items) {
+  // Past the bound, that one line says it: not a line per item of a list of thousands.
+  for (const item of items.length > MAX_TAG_LABELS ? [] : items) {
     const equals = item.lastIndexOf('=')
     const key = (equals < 0 ? item : item.slice(0, equals)).trim()
     const name = equals < 0 ? sanitiseLabelName(key) : item.slice(equals + 1).trim()
     if (key === '' || key.length > 128) {
-      problems.push(`BUCKET_TAG_LABELS: ${JSON.stringify(item)}: expected a tag key of 1 to 128 characters`)
+      problems.push(`BUCKET_TAG_LABELS: ${shownValue(item)}: expected a tag key of 1 to 128 characters`)
     } else if (!LABEL_NAME.test(name) || name.startsWith('__')) {
       problems.push(
-        `BUCKET_TAG_LABELS: ${JSON.stringify(item)}: expected a label name (letters, digits, _, not starting with a digit or __), got ${JSON.stringify(name)}`,
+        `BUCKET_TAG_LABELS: ${shownValue(item)}: expected a label name (letters, digits, _, not starting with a digit or __), got ${shownValue(name)}`,
       )
     } else if (labels.has(key)) {
-      problems.push(`BUCKET_TAG_LABELS: tag key ${JSON.stringify(key)} is listed twice`)
+      problems.push(`BUCKET_TAG_LABELS: tag key ${shownValue(key)} is listed twice`)
     } else if (keyOf.has(name)) {
       problems.push(
-        `BUCKET_TAG_LABELS: tag keys ${JSON.stringify(keyOf.get(name))} and ${JSON.stringify(key)} both map to label ${name}; name one with key=label`,
+        `BUCKET_TAG_LABELS: tag keys ${shownValue(keyOf.get(name) ?? '')} and ${shownValue(key)} both map to label ${name}; name one with key=label`,
       )
     } else {
       labels.set(key, name)

@@ -44,7 +44,7 @@ function pairs(entry: Readonly<Record<string, unknown>>, prefix: string, out: st
 }
 
 /** One pino JSON line as one logfmt line (time, level and msg first); a line that is not JSON as is. */
-export function logfmtLine(jsonLine: string): string {
+function logfmtLine(jsonLine: string): string {
   let entry: Record<string, unknown>
   try {
     entry = JSON.parse(jsonLine) as Record<string, unknown>

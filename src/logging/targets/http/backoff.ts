@@ -1,10 +1,4 @@
-/** How long to wait before retrying a delivery that failed with a retryable outcome. */
-export interface BackoffPolicy {
-  /** Delay ceiling of the first retry; doubled for each further consecutive failure. */
-  readonly baseMs: number
-  /** Upper bound of any delay, Retry-After included. */
-  readonly maxMs: number
-}
+import type { BackoffPolicy } from '../types.js'
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000 }
 

@@ -25,7 +25,7 @@ export interface BatchPosterOptions {
   readonly userAgent: string
 }
 
-export const NDJSON_CONTENT_TYPE = 'application/x-ndjson'
+const NDJSON_CONTENT_TYPE = 'application/x-ndjson'
 
 /**
  * POSTs NDJSON batches to one receiver over a keep-alive undici pool. The pool is built from the

@@ -1,8 +1,8 @@
 import type { Level } from 'pino'
 import { withoutCredentials } from '../../../config/url-credentials.js'
 import { VERSION } from '../../../version.js'
-import type { DeliveryStats, LogTarget, TargetReporter } from '../types.js'
-import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.js'
+import type { BackoffPolicy, DeliveryStats, LogTarget, TargetReporter } from '../types.js'
+import { backoffDelayMs, DEFAULT_BACKOFF } from './backoff.js'
 import { BatchPoster, type PostOutcome } from './batch-poster.js'
 import { EntryQueue } from './entry-queue.js'
 

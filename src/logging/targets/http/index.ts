@@ -4,8 +4,8 @@ import { createHttpTarget } from './delivery.js'
 import { logHttpEnv, logHttpProblems } from './settings.js'
 
 /**
- * Batches of NDJSON POSTed to LOG_HTTP_ENDPOINT. Its delivery counters (stats) are the source of
- * the logger_http_* families (collectors/logger.ts reads them at scrape time).
+ * Batches of NDJSON POSTed to LOG_HTTP_ENDPOINT. Its delivery counters (stats) are the series
+ * `target="http"` of the logger_* families (collectors/logger.ts reads them at scrape time).
  */
 export const httpTarget = defineLogTarget({
   name: 'http',
@@ -26,7 +26,7 @@ export const httpTarget = defineLogTarget({
       queueSize: settings.LOG_HTTP_QUEUE_SIZE,
       timeoutMs: settings.LOG_HTTP_TIMEOUT_MS,
       report,
-      ...(options.httpBackoff ? { backoff: options.httpBackoff } : {}),
+      ...(options.retryBackoff ? { backoff: options.retryBackoff } : {}),
     })
     // What the start-up line says about this target.
     return { ...target, banner: { logEndpoint: withoutCredentials(settings.LOG_HTTP_ENDPOINT) } }

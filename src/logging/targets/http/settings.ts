@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { TOKEN_PATTERN } from '../../../config/env/security.js'
+import { shownValue } from '../../../config/shown-value.js'
 import { credentialsOf, withoutCredentials } from '../../../config/url-credentials.js'
 
 /** The HTTP log target: where batches go, how big they are and how long delivery may take. */
@@ -51,7 +52,7 @@ export function logHttpProblems(env: LogHttpSettings): string[] {
   // An empty endpoint is judged by requiredWhenOn in ./index.ts (required when the target is on).
   if (endpoint !== '' && !isHttpUrl(endpoint)) {
     problems.push(
-      `LOG_HTTP_ENDPOINT=${JSON.stringify(withoutCredentials(endpoint))}: expected an http:// or https:// URL`,
+      `LOG_HTTP_ENDPOINT=${shownValue(withoutCredentials(endpoint))}: expected an http:// or https:// URL`,
     )
   } else if (endpoint !== '' && env.LOG_HTTP_AUTH_TOKEN !== '') {
     const { username, password } = credentialsOf(endpoint)
