@@ -4,6 +4,18 @@ import type { OptInBucketGroup } from '../config/bucket-groups.js'
 import type { Requirement } from '../config/schema-helpers.js'
 import type { UsageSource } from './types.js'
 
+/** Whether a source gives an opt-in group's figures, or why it cannot. */
+export type GroupSupport = 'given' | { readonly notGiven: string }
+
+/** Why a source cannot give `group`'s figures, or undefined when it gives them. */
+export function notGivenReason(
+  groups: Readonly<Record<OptInBucketGroup, GroupSupport>>,
+  group: OptInBucketGroup,
+): string | undefined {
+  const support = groups[group]
+  return support === 'given' ? undefined : support.notGiven
+}
+
 /**
  * What a source declares about itself, in its folder's index.ts: the one entry of the source list
  * (./list.ts) from which BUCKETS_SOURCE's values, the environment schema, the start-up checks and
@@ -37,10 +49,12 @@ export interface SourceDefinition<Name extends string, Settings, Variables, Env 
    */
   readonly emptyRefused: readonly { readonly variable: string; readonly reason: string }[]
   /**
-   * The opt-in BUCKET_METRICS groups whose figures it cannot give, each with why ("it lists no
-   * keys"): named in BUCKET_METRICS, or their variables set, start-up says nothing will come of it.
+   * Every opt-in BUCKET_METRICS group, each either `'given'` or with why the source cannot give
+   * its figures ("it lists no keys"): a complete table, so a new group cannot be left unsaid for
+   * a source. Named in BUCKET_METRICS, or their variables set, a group not given makes start-up
+   * say nothing will come of it.
    */
-  readonly groupsNotGiven: Readonly<Partial<Record<OptInBucketGroup, string>>>
+  readonly bucketGroups: Readonly<Record<OptInBucketGroup, GroupSupport>>
   /** Where it reads from, as the start-up line shows it (without credentials). */
   where(settings: Settings): string
   /** The source, its implementation imported now. */

@@ -12,11 +12,13 @@ export const fsSource = defineSource({
   credentialUrlVariables: [],
   local: true,
   emptyRefused: [],
-  groupsNotGiven: {
-    hidden: 'a folder has no versions, delete markers or multipart uploads',
-    info: 'a folder has no owner, tags or bucket settings',
-    index: "the index is Ceph RGW's (BUCKETS_SOURCE=rgw)",
-    usage_log: "the usage log is Ceph RGW's (BUCKETS_SOURCE=rgw)",
+  bucketGroups: {
+    age: 'given',
+    hidden: { notGiven: 'a folder has no versions, delete markers or multipart uploads' },
+    prefixes: 'given',
+    info: { notGiven: 'a folder has no owner, tags or bucket settings' },
+    index: { notGiven: "the index is Ceph RGW's (BUCKETS_SOURCE=rgw)" },
+    usage_log: { notGiven: "the usage log is Ceph RGW's (BUCKETS_SOURCE=rgw)" },
   },
   where: (settings: { readonly DATA_DIR: string }) => settings.DATA_DIR,
   // Only what BUCKET_METRICS writes is folded (SCAN_FOLDS).

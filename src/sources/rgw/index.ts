@@ -15,10 +15,13 @@ export const rgwSource = defineSource({
   local: false,
   // Empty S3_ENDPOINT is refused by its requirement (rgw needs an endpoint).
   emptyRefused: [],
-  groupsNotGiven: {
-    age: 'it reads counters and lists no keys, so it sees no object dates',
-    hidden: 'it reads counters and lists no keys, versions or uploads',
-    prefixes: 'it reads counters and lists no keys',
+  bucketGroups: {
+    age: { notGiven: 'it reads counters and lists no keys, so it sees no object dates' },
+    hidden: { notGiven: 'it reads counters and lists no keys, versions or uploads' },
+    prefixes: { notGiven: 'it reads counters and lists no keys' },
+    info: 'given',
+    index: 'given',
+    usage_log: 'given',
   },
   where: (settings: RgwSettings) =>
     `${withoutCredentials(settings.S3_ENDPOINT).replace(/\/$/, '')}/${settings.RGW_ADMIN_PATH.replace(/^\//, '')}`,

@@ -27,9 +27,13 @@ export const s3Source = defineSource({
         "set but empty; with BUCKETS_SOURCE=s3 that would mean AWS S3 (and send the access key id there): set the store's URL, or remove the variable to use AWS S3",
     },
   ],
-  groupsNotGiven: {
-    index: "the index is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)",
-    usage_log: "the usage log is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)",
+  bucketGroups: {
+    age: 'given',
+    hidden: 'given',
+    prefixes: 'given',
+    info: 'given',
+    index: { notGiven: "the index is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)" },
+    usage_log: { notGiven: "the usage log is Ceph RGW's admin API (BUCKETS_SOURCE=rgw)" },
   },
   where: (settings: S3Settings) =>
     settings.S3_ENDPOINT === ''
