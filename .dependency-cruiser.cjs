@@ -3,21 +3,29 @@
  *
  * The layers, lowest first; a module imports its own layer and those below it, never above:
  *
- *   version.ts, worker-threads.ts    leaves: import nothing of src
+ *   version.ts, worker-threads.ts,   leaves: import nothing of src
+ *   event-loop-slices.ts
  *   config/                          parsed settings: imports nothing of the other layers
  *                                    (but src/logging/settings.ts, the log targets' declarations)
  *   logging/, security/              over config only (and the leaves); not each other
- *   scanner/                         sources and snapshots: config, the leaves
+ *   figures/                         the per-bucket figures, a folder each: config, and the
+ *                                    exposition's family declarations (metrics/families.ts)
+ *   record/                          a bucket's record and the fold of a listing into it
+ *   sources/                         where figures come from (fs, s3, rgw): the record
+ *   snapshot/                        the immutable snapshot and the state file: sources' types
+ *   scanning/                        the scheduling of scan rounds: snapshot, sources
  *   metrics/                         exposition (format, writer, block, gzip, body): the leaves
- *   collectors/                      families from snapshots and probes: scanner, metrics, logging
+ *   collectors/                      families from snapshots and probes: snapshot, metrics, logging
  *   server/                          routes and pages: anything but the composition root
  *   app.ts, exporter.ts, main.ts,    the composition root: imported by nothing in a folder
  *   healthcheck.ts                   (but cli/)
  *   cli/                             the command line (serve, check-config, scan): over the
  *                                    root; imported by main.ts only
  *
- * The issue's data flow, config -> sources -> snapshot -> collectors -> exposition -> server, is
- * what these arrows allow; metrics/ sits below collectors/ because collectors write into metric
+ * The data flow, config -> sources -> record -> snapshot -> scanning -> collectors -> exposition ->
+ * server, is
+ * what these arrows allow (a source imports the record's fold, so record/ sits below sources/);
+ * metrics/ sits below collectors/ because collectors write into metric
  * sets, and the exposition must not know who fills them.
  *
  * Violations known when the rules were written are listed in
@@ -27,14 +35,14 @@
  */
 
 /** Everything of src outside `folder`, but the leaves. */
-const OTHER_LAYERS = '^src/(?!(version|worker-threads)\\.ts$)'
+const OTHER_LAYERS = '^src/(?!(version|worker-threads|event-loop-slices)\\.ts$)'
 const ROOT = '^src/((app|exporter|main|healthcheck)\\.ts$|cli/)'
 /**
  * The usage sources' declarations: the source list, and each source folder's entry (index.ts) and
  * variables (settings.ts). The config schema is derived from them, so config may import them; in
  * turn they import only config, one another and their own source's implementation lazily.
  */
-const SOURCE_DECLARATIONS = '^src/scanner/sources/(list|definition|[^/]+/(index|settings))\\.ts$'
+const SOURCE_DECLARATIONS = '^src/sources/(list|definition|[^/]+/(index|settings))\\.ts$'
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,8 +57,9 @@ module.exports = {
     {
       name: 'leaves-import-nothing',
       severity: 'error',
-      comment: 'version.ts and worker-threads.ts are used by every layer, so they import none.',
-      from: { path: '^src/(version|worker-threads)\\.ts$' },
+      comment:
+        'version.ts, worker-threads.ts and event-loop-slices.ts are used by every layer, so they import none.',
+      from: { path: '^src/(version|worker-threads|event-loop-slices)\\.ts$' },
       to: { path: '^src/' },
     },
     {
@@ -69,7 +78,7 @@ module.exports = {
       from: { path: SOURCE_DECLARATIONS },
       to: {
         path: '^src/',
-        pathNot: ['^src/config/', SOURCE_DECLARATIONS, '^src/scanner/sources/types\\.ts$'],
+        pathNot: ['^src/config/', SOURCE_DECLARATIONS, '^src/sources/types\\.ts$'],
         dependencyTypesNot: ['dynamic-import'],
       },
     },
@@ -88,11 +97,46 @@ module.exports = {
       to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/$1/'] },
     },
     {
-      name: 'scanner-below-collectors',
+      name: 'figures-below-scanner',
+      severity: 'error',
+      comment:
+        'A figure declares its record part, fold step and families; the record folds listings with them and the collectors write them, never the other way.',
+      from: { path: '^src/figures/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/figures/', '^src/config/', '^src/metrics/(families|metric-set)\\.ts$'] },
+    },
+    {
+      name: 'record-below-sources',
+      severity: 'error',
+      comment: 'The record and its fold are what sources fill; they know no source, snapshot or scan.',
+      from: { path: '^src/record/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/record/', '^src/figures/', '^src/config/'] },
+    },
+    {
+      name: 'sources-below-snapshot',
+      severity: 'error',
+      comment: 'A source measures a bucket into a record; snapshots and the schedule are above it.',
+      from: { path: '^src/sources/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/sources/', '^src/record/', '^src/figures/', '^src/config/'] },
+    },
+    {
+      name: 'snapshot-below-scanning',
+      severity: 'error',
+      comment: 'A snapshot and its state file hold what rounds measured; they do not schedule rounds.',
+      from: { path: '^src/snapshot/' },
+      to: {
+        path: OTHER_LAYERS,
+        pathNot: ['^src/snapshot/', '^src/sources/', '^src/record/', '^src/figures/', '^src/config/'],
+      },
+    },
+    {
+      name: 'scanning-below-collectors',
       severity: 'error',
       comment: 'Sources and the scanner make snapshots; they know nothing of who exposes them.',
-      from: { path: '^src/scanner/' },
-      to: { path: OTHER_LAYERS, pathNot: ['^src/scanner/', '^src/config/'] },
+      from: { path: '^src/scanning/' },
+      to: {
+        path: OTHER_LAYERS,
+        pathNot: ['^src/(scanning|snapshot|sources|record|figures|config)/'],
+      },
     },
     {
       name: 'metrics-below-collectors',
@@ -108,7 +152,7 @@ module.exports = {
       from: { path: '^src/collectors/' },
       to: {
         path: OTHER_LAYERS,
-        pathNot: ['^src/collectors/', '^src/scanner/', '^src/metrics/', '^src/logging/', '^src/config/'],
+        pathNot: ['^src/(collectors|figures|record|sources|snapshot|scanning|metrics|logging|config)/'],
       },
     },
     {

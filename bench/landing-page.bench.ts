@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { saveState } from '../src/scanner/state-file.js'
+import { saveState } from '../src/snapshot/state-file.js'
 import { generateSnapshot } from '../test/support/usage-snapshots.js'
 import { benchBuild } from './support/build.js'
 import { threadCpuMs } from './support/loop-delay.js'
@@ -9,12 +9,12 @@ import { type BenchRow, median, report } from './support/report.js'
 
 type LandingModule = typeof import('../src/server/landing-page.js')
 type QueryModule = typeof import('../src/server/landing/query.js')
-type StateModule = typeof import('../src/scanner/state-file.js')
+type StateModule = typeof import('../src/snapshot/state-file.js')
 type RedactorModule = typeof import('../src/logging/secret-redactor.js')
-type StoredModule = typeof import('../src/scanner/stored-records.js')
-type SnapshotModule = typeof import('../src/scanner/snapshot.js')
+type StoredModule = typeof import('../src/snapshot/stored-records.js')
+type SnapshotModule = typeof import('../src/snapshot/snapshot.js')
 type LandingQuery = import('../src/server/landing/query.js').LandingQuery
-type BucketRecord = import('../src/scanner/snapshot.js').BucketRecord
+type BucketRecord = import('../src/snapshot/snapshot.js').BucketRecord
 
 /**
  * Issue 26, item 10: the landing page at 100,000 buckets, loaded from a state file as an exporter
@@ -43,10 +43,10 @@ const folder = mkdtempSync(join(tmpdir(), 'objstore-bench-page-'))
 try {
   const { renderLandingPage } = await build.load<LandingModule>('server/landing-page.js')
   const { listStateOf } = await build.load<QueryModule>('server/landing/query.js')
-  const { loadState } = await build.load<StateModule>('scanner/state-file.js')
+  const { loadState } = await build.load<StateModule>('snapshot/state-file.js')
   const { createSecretRedactor } = await build.load<RedactorModule>('logging/secret-redactor.js')
-  const { measuredBytes } = await build.load<StoredModule>('scanner/stored-records.js')
-  const { byName } = await build.load<SnapshotModule>('scanner/snapshot.js')
+  const { measuredBytes } = await build.load<StoredModule>('snapshot/stored-records.js')
+  const { byName } = await build.load<SnapshotModule>('snapshot/snapshot.js')
 
   const stateFile = join(folder, 'state.json')
   const generated = generateSnapshot({

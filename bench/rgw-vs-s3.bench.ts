@@ -10,7 +10,7 @@
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3'
 import pino from 'pino'
 import { loadConfig } from '../src/config/load.js'
-import { createScannerFromConfig } from '../src/scanner/index.js'
+import { createScannerFromConfig } from '../src/scanning/index.js'
 import { startRgwCluster } from '../test/support/rgw-cluster.js'
 import { inParallel, rgwS3Client, rgwSourceEnv } from '../test/support/rgw-scenario.js'
 import { median, report } from './support/report.js'

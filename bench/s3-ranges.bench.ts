@@ -27,12 +27,12 @@ const SHAPES = [
   { shape: 'flat', target: 2, peerPerSecond: 3_000 },
 ] as const
 
-type ScannerModule = typeof import('../src/scanner/scanner.js')
-type S3SourceModule = typeof import('../src/scanner/sources/s3/source.js')
+type ScannerModule = typeof import('../src/scanning/scanner.js')
+type S3SourceModule = typeof import('../src/sources/s3/source.js')
 
 const build = benchBuild()
-const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
-const { createS3Source } = await build.load<S3SourceModule>('scanner/sources/s3/source.js')
+const { UsageScanner } = await build.load<ScannerModule>('scanning/scanner.js')
+const { createS3Source } = await build.load<S3SourceModule>('sources/s3/source.js')
 
 const bucketOf = (shape: string, latencyMs: number) =>
   listingBucketName(OBJECTS, latencyMs, `${shape}${latencyMs > 0 ? 'slow' : 'fast'}`)

@@ -23,12 +23,12 @@ const MANY_OBJECTS = 4_000
 const LATENCY_MS = 50
 const MILLION = 1_000_000
 
-type ScannerModule = typeof import('../src/scanner/scanner.js')
-type S3SourceModule = typeof import('../src/scanner/sources/s3/source.js')
+type ScannerModule = typeof import('../src/scanning/scanner.js')
+type S3SourceModule = typeof import('../src/sources/s3/source.js')
 
 const build = benchBuild()
-const { UsageScanner } = await build.load<ScannerModule>('scanner/scanner.js')
-const { createS3Source } = await build.load<S3SourceModule>('scanner/sources/s3/source.js')
+const { UsageScanner } = await build.load<ScannerModule>('scanning/scanner.js')
+const { createS3Source } = await build.load<S3SourceModule>('sources/s3/source.js')
 
 const single = listingBucketName(SINGLE_OBJECTS, 0, 'single')
 const many = Array.from({ length: MANY }, (_, index) =>

@@ -2,7 +2,7 @@
  * objstore-exporter's native fs walk (N-API, C): reads one folder through its own descriptor and
  * stats each entry relative to it (fstatat), as `du` does, instead of resolving every file's whole
  * path again (Node's lstatSync) and building a Stats object with four Dates per file. Used by
- * src/scanner/sources/fs/native-walk.ts when built (scripts/build-native.mjs); the JavaScript walk
+ * src/sources/fs/native-walk.ts when built (scripts/build-native.mjs); the JavaScript walk
  * is the fallback. N-API only (ABI-stable across Node versions); no state outside the handles, so
  * it loads in every worker thread.
  *

@@ -7,7 +7,7 @@
  *
  * The file is `fswalk.node` in dist/ (beside the bundle: the image) and in native/build/ (for src/
  * run through tsx: tests, `npm run dev`), never in src/, which holds only sources;
- * src/scanner/sources/fs/native-walk.ts looks for it in both. Never committed (.gitignore).
+ * src/sources/fs/native-walk.ts looks for it in both. Never committed (.gitignore).
  * Without a compiler or headers the build prints one line and goes on: the exporter then walks
  * with JavaScript (and logs so at its first scan).
  */

@@ -38,7 +38,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 export const ENTRY_POINTS = {
   main: 'src/main.ts',
   healthcheck: 'src/healthcheck.ts',
-  'walk-worker': 'src/scanner/sources/fs/walk-worker.ts',
+  'walk-worker': 'src/sources/fs/walk-worker.ts',
   'usage-render-worker': 'src/collectors/usage-render-worker.ts',
   'bcrypt-worker': 'src/security/bcrypt-worker.ts',
 }

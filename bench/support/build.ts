@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url'
  * run on its own builds its own copy and removes it when done.
  */
 export interface Build {
-  /** The compiled src/ (main.js, exporter.js, scanner/, ...), as dist/ is. */
+  /** The compiled src/ (main.js, exporter.js, scanning/, ...), as dist/ is. */
   readonly dir: string
-  /** Imports a compiled module, e.g. `scanner/scanner.js`. */
+  /** Imports a compiled module, e.g. `scanning/scanner.js`. */
   load<T>(relative: string): Promise<T>
   /** Removes the folder if this process built it. */
   remove(): void

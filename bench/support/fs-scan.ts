@@ -87,7 +87,7 @@ function timeDu(root: string): DuTiming {
 }
 
 type LoadModule = typeof import('../../src/config/load.js')
-type ScannerIndexModule = typeof import('../../src/scanner/index.js')
+type ScannerIndexModule = typeof import('../../src/scanning/index.js')
 
 interface ScanTiming {
   readonly ms: number
@@ -113,7 +113,7 @@ const BLOCK_TARGET_MS = 50
 export async function fsScanBench(): Promise<FsScanBench> {
   const build = benchBuild()
   const { loadConfig } = await build.load<LoadModule>('config/load.js')
-  const { createScannerFromConfig } = await build.load<ScannerIndexModule>('scanner/index.js')
+  const { createScannerFromConfig } = await build.load<ScannerIndexModule>('scanning/index.js')
   const delay = new LoopBlockMonitor()
   const busy = new LoopBusyMonitor()
 

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
 import { DEFAULT_BUCKET_GROUPS } from '../../src/config/bucket-groups.js'
-import type { BucketUsage, UsageSource } from '../../src/scanner/sources/types.js'
+import type { BucketUsage, UsageSource } from '../../src/sources/types.js'
 import { generateSnapshot } from '../../test/support/usage-snapshots.js'
 import { answerParent, askFreshChild } from './fresh-child.js'
 import { LoopBlockMonitor, LoopBusyMonitor, threadCpuMs } from './loop-delay.js'
@@ -92,7 +92,7 @@ export async function publishedRound(
   trace = false,
 ): Promise<PublicationTiming> {
   const load = <T>(relative: string) => import(join(dist, relative)) as Promise<T>
-  const { UsageScanner } = await load<typeof import('../../src/scanner/scanner.js')>('scanner/scanner.js')
+  const { UsageScanner } = await load<typeof import('../../src/scanning/scanner.js')>('scanning/scanner.js')
   const { UsageExposition, seriesBudgetOf } = await load<
     typeof import('../../src/collectors/usage-exposition.js')
   >('collectors/usage-exposition.js')

@@ -7,8 +7,8 @@ import pino from 'pino'
  * loop with the same SDK.
  */
 
-type ScannerModule = typeof import('../../src/scanner/scanner.js')
-type S3SourceModule = typeof import('../../src/scanner/sources/s3/source.js')
+type ScannerModule = typeof import('../../src/scanning/scanner.js')
+type S3SourceModule = typeof import('../../src/sources/s3/source.js')
 
 const BENCH_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench-secret' } as const
 

@@ -7,7 +7,7 @@ import { LoopBlockMonitor, LoopBusyMonitor, threadCpuMs } from './loop-delay.js'
 /**
  * The state file loaded as an exporter loads it at start: in a fresh process whose heap holds
  * nothing else (not the bench's generated snapshots, whose old space a load's garbage collections
- * would mark over and over), the built loader (`scanner/state-file.js`), with the event loop's
+ * would mark over and over), the built loader (`snapshot/state-file.js`), with the event loop's
  * longest block (perf_hooks) and the main thread's longest stretch (CPU time) meanwhile. The
  * baseline runs the same way: the file read whole and each line parsed, nothing checked or kept.
  */
@@ -41,8 +41,8 @@ export async function timedStateLoad(
 
 async function measure(request: Request): Promise<StateLoadTiming> {
   const { loadState } = (await import(
-    join(request.dist, 'scanner/state-file.js')
-  )) as typeof import('../../src/scanner/state-file.js')
+    join(request.dist, 'snapshot/state-file.js')
+  )) as typeof import('../../src/snapshot/state-file.js')
   const monitor = new LoopBlockMonitor()
   const busy = new LoopBusyMonitor()
   // Start-up's own work (imports, compiling) settled before the clock starts.

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { saveState } from '../../src/scanner/state-file.js'
+import { saveState } from '../../src/snapshot/state-file.js'
 import { type GeneratedSnapshot, generateSnapshot } from '../../test/support/usage-snapshots.js'
 
 /**

@@ -4,8 +4,9 @@ import { SeriesCounter } from '../collectors/usage-budget.js'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
 import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
-import { scanJson } from '../scanner/snapshot-json.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
+import { scanJson } from '../snapshot/snapshot-json.js'
+import { figuresOf } from '../snapshot/stored-records.js'
 
 /** What `scan --once` prints: a du-like table, JSON, or the text exposition of the usage families. */
 export type ScanFormat = 'table' | 'json' | 'prometheus'
@@ -68,7 +69,7 @@ function bucketTable(snapshot: UsageSnapshot, inBytes: boolean): string {
   let objects = 0
   let failed = 0
   for (const record of snapshot.buckets) {
-    const usage = record.scanSuccess ? record.usage : undefined
+    const usage = record.scanSuccess ? figuresOf(record) : undefined
     if (!usage) failed++
     bytes += usage?.bytes ?? 0
     objects += usage?.objects ?? 0

@@ -2,7 +2,7 @@ import type { LoadedConfig } from '../config/load.js'
 import { createExporter, type Exporter } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
 import { routeProcessWarnings } from '../logging/process-warnings.js'
-import { settleStuckWalks, stuckWalks } from '../scanner/sources/fs/stuck-walks.js'
+import { settleStuckWalks, stuckWalks } from '../sources/fs/stuck-walks.js'
 import { VERSION } from '../version.js'
 import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
 

@@ -1,10 +1,10 @@
 /*
  * Ownership and settings of each bucket as info families (value 1, the facts in labels), for
  * `group_left` joins onto the per-bucket families: bucket_info and bucket_tag_info. Written from
- * the record's `settings` (src/scanner/bucket-settings.ts) by usage-series.ts.
+ * the record's `settings` (src/record/bucket-settings.ts) by usage-series.ts.
  */
 import { describe, family } from '../metrics/families.js'
-import type { BucketIndex, BucketSettings } from '../scanner/bucket-settings.js'
+import type { BucketIndex, BucketSettings } from '../record/bucket-settings.js'
 
 export const bucketInfoFamilies = describe('usage', {
   bucket_info: family(

@@ -1,12 +1,12 @@
 /*
  * Where the bytes went (issue 14): the prefix families, declared beside the code that writes them
- * from a bucket's record (BucketUsage.prefixes, folded by src/scanner/prefix-sketch.ts). Written
+ * from a bucket's record (BucketUsage.prefixes, folded by src/record/prefix-sketch.ts). Written
  * with the other per-bucket families by usage-series.ts; docs/where-the-bytes-went.md explains them.
  */
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import { OTHER_PREFIX } from '../scanner/prefix-sketch.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
+import { OTHER_PREFIX } from '../record/prefix-sketch.js'
+import type { BucketUsage } from '../sources/types.js'
 
 /** Bytes and objects per key prefix, the top PREFIX_TOP_K of each bucket and the rest as `_other`. */
 export const prefixFamilies = describe('usage', {

@@ -1,6 +1,7 @@
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
+import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
+import { figuresOf } from '../snapshot/stored-records.js'
 
 /** Scanner health: the source's state and each bucket's last scan, written with the usage families. */
 export const scanHealthFamilies = describe('scanner', {
@@ -67,7 +68,7 @@ export function writeSourceUp(out: Sink, snapshot: UsageSnapshot): void {
 }
 
 /** One bucket's last scan: success, duration, last success and unreadable entries. */
-export function writeScanHealth(out: Sink, record: BucketRecord, usage = record.usage): void {
+export function writeScanHealth(out: Sink, record: BucketRecord, usage = figuresOf(record)): void {
   const bucket = { bucket: record.name }
   out.set('bucket_scan_success', bucket, record.scanSuccess ? 1 : 0)
   out.set('bucket_scan_duration_seconds', bucket, record.scanDurationSeconds)

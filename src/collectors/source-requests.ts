@@ -1,11 +1,11 @@
 import { describe, family } from '../metrics/families.js'
 import type { MetricSet } from '../metrics/metric-set.js'
-import type { SourceRequests } from '../scanner/sources/request-counter.js'
+import type { SourceRequests } from '../sources/request-counter.js'
 import type { Collector } from './types.js'
 
 /**
  * What the exporter costs the store: requests by operation, counted by the source's client
- * (src/scanner/sources/request-counter.ts), and the listing pages of the last scan round. Read at
+ * (src/sources/request-counter.ts), and the listing pages of the last scan round. Read at
  * scrape time, no I/O. docs/operations.md ("What scans cost") turns them into requests per scan and money.
  */
 export const sourceRequestFamilies = describe('scanner', {

@@ -7,8 +7,8 @@
 
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import { AGE_BANDS } from '../scanner/age-bands.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
+import { AGE_BANDS } from '../record/age-bands.js'
+import type { BucketUsage } from '../sources/types.js'
 
 /** What the `age` label's values mean, said once in every help text that has one. */
 const AGE =

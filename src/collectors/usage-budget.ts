@@ -6,13 +6,13 @@
  */
 
 import type { BucketGroup } from '../config/bucket-groups.js'
+import { eachInSlices } from '../event-loop-slices.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
 import type { HistogramSnapshot, MetricSink } from '../metrics/metric-set.js'
-import { eachInSlices } from '../scanner/slices.js'
-import { type BucketRecord, byName } from '../scanner/snapshot.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
-import { measuredBytes } from '../scanner/stored-records.js'
-import { FigureSums, sumFigures } from '../scanner/usage-sums.js'
+import { FigureSums, sumFigures } from '../record/usage-sums.js'
+import { type BucketRecord, byName } from '../snapshot/snapshot.js'
+import { figuresOf, measuredBytes } from '../snapshot/stored-records.js'
+import type { BucketUsage } from '../sources/types.js'
 import type { BudgetOutcome } from './budget-families.js'
 import {
   type UsageCollectorFamilies,
@@ -70,7 +70,7 @@ export async function planBuckets(
   // In slices: at 100,000 buckets the sum is hundreds of ms (more for records still stored).
   const sums = new FigureSums()
   await eachInSlices(rest, (record) => {
-    const usage = record.usage
+    const usage = figuresOf(record)
     if (usage) sums.add(usage)
   })
   if (sums.count > 0) itemised.push({ kind: 'other', buckets: rest.length, usage: sums.figures() })

@@ -1,12 +1,12 @@
 /*
  * Request counters per bucket and category from Ceph RGW's usage log (the opt-in BUCKET_METRICS
  * group `usage_log`), declared beside the code that writes them from the bucket's record
- * (BucketUsage.usageLog: src/scanner/usage-log.ts says why they never go down when RGW trims its
+ * (BucketUsage.usageLog: src/record/usage-log.ts says why they never go down when RGW trims its
  * log). Written with the other per-bucket families by usage-series.ts.
  */
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
+import type { BucketUsage } from '../sources/types.js'
 
 const WHERE =
   "rgw with rgw_enable_usage_log and the admin cap usage=read; category: RGW's operation (put_obj, get_obj, list_bucket...). Starts at the sum of what the log holds and then grows by what RGW adds, so a trim of the log never lowers it"

@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { Slices } from '../event-loop-slices.js'
 import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition/block.js'
 import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
-import { Slices } from '../scanner/slices.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
-import { storedLine } from '../scanner/stored-records.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
+import { figuresOf, storedLine } from '../snapshot/stored-records.js'
 import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
 import type { RenderThread } from './usage-render-thread.js'
@@ -53,7 +53,8 @@ export async function renderUsageBlock(
   // Summed in slices: at 100,000 buckets the sums are some 100 ms of work.
   const sums = new UsageTotals()
   const slices = new Slices()
-  for (const { usage } of snapshot.buckets) {
+  for (const record of snapshot.buckets) {
+    const usage = figuresOf(record)
     if (usage) sums.add(usage)
     if (slices.due) {
       await slices.next()

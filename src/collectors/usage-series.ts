@@ -5,6 +5,7 @@
  * worker).
  */
 
+import { figureFamilies, writeFigures } from '../figures/assemble.js'
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import {
@@ -12,9 +13,10 @@ import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
   OBJECT_SIZE_BOUNDS,
-} from '../scanner/size-ranges.js'
-import type { BucketRecord, UsageSnapshot } from '../scanner/snapshot.js'
-import type { BucketUsage } from '../scanner/sources/types.js'
+} from '../record/size-ranges.js'
+import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
+import { figuresOf } from '../snapshot/stored-records.js'
+import type { BucketUsage } from '../sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
 import { prefixFamilies, writePrefixes } from './prefix-series.js'
@@ -166,8 +168,9 @@ export const usageSnapshotFamilies = unionOf(
     usageLogFamilies,
     userFamilies,
     scanHealthFamilies,
+    figureFamilies,
   ],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health'],
+  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
 )
 
 /** What the usage collector emits: a snapshot's families and what the series budget left out of it. */
@@ -212,7 +215,10 @@ export class UsageTotals {
 /** The totals of every measured bucket of `snapshot`, in one go. */
 function usageTotalsOf(snapshot: UsageSnapshot): UsageTotals {
   const totals = new UsageTotals()
-  for (const { usage } of snapshot.buckets) if (usage) totals.add(usage)
+  for (const record of snapshot.buckets) {
+    const usage = figuresOf(record)
+    if (usage) totals.add(usage)
+  }
   return totals
 }
 
@@ -251,7 +257,7 @@ export function writeSnapshotTotals(
 /** One bucket's series: its scan health, and its figures when it was ever measured. */
 export function writeBucketSeries(out: Sink, record: BucketRecord): void {
   // Read once: a record loaded from the state file decodes its figures on each read (stored-records.ts).
-  const usage = record.usage
+  const usage = figuresOf(record)
   writeScanHealth(out, record, usage)
   if (usage) writeBucketUsage(out, record.name, usage)
 }
@@ -315,6 +321,7 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)
+  writeFigures(out, name, usage)
 }
 
 function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {

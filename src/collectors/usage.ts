@@ -1,5 +1,5 @@
 import type { MetricSet } from '../metrics/metric-set.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import type { Collector } from './types.js'
 import type { UsageExposition } from './usage-exposition.js'
 import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-series.js'

@@ -1,12 +1,12 @@
 /*
  * Per-user usage and quotas (rgw with RGW_USER_METRICS), declared beside the code that writes them
- * from the snapshot's per-user part (src/scanner/user-usage.ts, read by
- * src/scanner/sources/rgw/users.ts). Not per bucket: BUCKET_METRICS and BUCKETS_TOP_N do not
+ * from the snapshot's per-user part (src/record/user-usage.ts, read by
+ * src/sources/rgw/users.ts). Not per bucket: BUCKET_METRICS and BUCKETS_TOP_N do not
  * apply; RGW_USERS_MAX bounds the series. Written with the snapshot totals by usage-series.ts.
  */
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import type { UserScan } from '../scanner/sources/types.js'
+import type { UserScan } from '../sources/types.js'
 
 export const userFamilies = describe('usage', {
   user_usage_total_bytes: family(

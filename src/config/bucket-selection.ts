@@ -1,7 +1,7 @@
 /**
  * The syntax of the bucket selection variables, parsed once by the configuration:
  * BUCKETS_INCLUDE / BUCKETS_EXCLUDE glob patterns (glob.ts) and SHARD=i/n. The scanner's bucket filter
- * (src/scanner/bucket-filter.ts) applies the parsed values.
+ * (src/scanning/bucket-filter.ts) applies the parsed values.
  */
 
 import { BucketFilterSyntaxError, compileGlob, type Glob } from './glob.js'

@@ -3,6 +3,8 @@
  * it, and groups named that the source cannot give (the operator's first hour: no silent traps):
  * start-up warns naming them, check-config prints the same line.
  */
+
+import { notGivenReason } from '../sources/definition.js'
 import {
   bucketMetricWords,
   OPT_IN_BUCKET_GROUPS,
@@ -55,11 +57,11 @@ export interface GroupNotGiven {
  */
 export function unusedGroupSettings(raw: Env, set: ReadonlySet<string>): UnusedGroupSettings[] {
   const folds = scanFoldsOf(raw.BUCKET_METRICS)
-  const notGiven = chosen(raw).groupsNotGiven
+  const groups = chosen(raw).bucketGroups
   const ignored = otherSourceVariables(raw, set)
   const values: Readonly<Record<string, unknown>> = raw
   return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
-    const reason = notGiven[group]
+    const reason = notGivenReason(groups, group)
     if (folds[group] && reason === undefined) return []
     const variables = GROUP_VARIABLES[group]
       .filter(
@@ -76,10 +78,10 @@ export function unusedGroupSettings(raw: Env, set: ReadonlySet<string>): UnusedG
  * BUCKETS_SOURCE cannot give: their families would stay empty, which start-up says.
  */
 export function groupsNamedNotGiven(raw: Pick<Env, 'BUCKETS_SOURCE' | 'BUCKET_METRICS'>): GroupNotGiven[] {
-  const notGiven = chosen(raw).groupsNotGiven
+  const groups = chosen(raw).bucketGroups
   const named = new Set(bucketMetricWords(raw.BUCKET_METRICS))
   return OPT_IN_BUCKET_GROUPS.flatMap((group) => {
-    const reason = notGiven[group]
+    const reason = notGivenReason(groups, group)
     return named.has(group) && reason !== undefined ? [{ group, reason }] : []
   })
 }

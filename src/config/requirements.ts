@@ -1,4 +1,4 @@
-import { SOURCE_REQUIREMENTS } from '../scanner/sources/list.js'
+import { SOURCE_REQUIREMENTS } from '../sources/list.js'
 import type { Env } from './schema.js'
 import type { Requirement as GenericRequirement } from './schema-helpers.js'
 

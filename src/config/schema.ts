@@ -4,11 +4,7 @@ import {
   LOGGING_SECRET_VARIABLES,
   loggingEnv,
 } from '../logging/settings.js'
-import {
-  SOURCE_CREDENTIAL_URL_VARIABLES,
-  SOURCE_SECRET_VARIABLES,
-  SOURCES_ENV,
-} from '../scanner/sources/list.js'
+import { SOURCE_CREDENTIAL_URL_VARIABLES, SOURCE_SECRET_VARIABLES, SOURCES_ENV } from '../sources/list.js'
 import { drivesEnv } from './env/drives.js'
 import { prefixesEnv } from './env/prefixes.js'
 import { pricesEnv } from './env/prices.js'
@@ -20,7 +16,7 @@ import { serverEnv } from './env/server.js'
  * Every environment variable the exporter reads, declared once: validation, defaults, the
  * TypeScript type and docs/configuration.md's table all derive from this object. Each concern
  * keeps its variables in its own file under env/; each usage source in its folder, gathered by the
- * source list (src/scanner/sources/list.ts).
+ * source list (src/sources/list.ts).
  */
 export const envSchema = Type.Object({
   ...serverEnv,

@@ -1,4 +1,4 @@
-import { SOURCES } from '../scanner/sources/list.js'
+import { SOURCES } from '../sources/list.js'
 import type { Env } from './schema.js'
 
 /**

@@ -1,6 +1,6 @@
 import { BucketFilterSyntaxError, compileGlob } from '../config/bucket-selection.js'
-import type { BucketRecord } from '../scanner/snapshot.js'
-import { measuredBytes, measuredObjects } from '../scanner/stored-records.js'
+import type { BucketRecord } from '../snapshot/snapshot.js'
+import { measuredBytes, measuredObjects } from '../snapshot/stored-records.js'
 
 /**
  * A snapshot's buckets sorted, filtered and cut to a page: what /api/v1/buckets answers and the

@@ -1,6 +1,6 @@
 import type { DriveState } from '../collectors/drive-probe.js'
 import type { CollectorOutcome } from '../collectors/runner.js'
-import type { UsageSnapshot } from '../scanner/snapshot.js'
+import type { UsageSnapshot } from '../snapshot/snapshot.js'
 
 /** One configured drive and what the last scrape found (undefined before the first scrape). */
 export interface DriveStatus {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { chmod, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { loadState, saveState } from '../../src/snapshot/state-file.js'
+import { measuredBytes } from '../../src/snapshot/stored-records.js'
 import { deepFreeze } from '../support/deep-freeze.js'
 import { sampleValue } from '../support/exposition.js'
 import { waitForHttpOk } from '../support/http-ready.js'
@@ -87,7 +88,7 @@ test('a STATE_FILE that is a symbolic link: its target is updated, the link stay
   const loaded = await loadState(join(root, 'volume', 'usage.json'), `fs:${data}`)
   assert.equal(loaded.status, 'loaded')
   assert.deepEqual(
-    loaded.status === 'loaded' ? loaded.snapshot.buckets.map((record) => record.usage?.bytes) : [],
+    loaded.status === 'loaded' ? loaded.snapshot.buckets.map((record) => measuredBytes(record)) : [],
     [1_234],
   )
 })

@@ -7,13 +7,8 @@ import {
   DeleteBucketCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3'
-import { RgwAdminClient, RgwAdminHttpError } from '../../src/scanner/sources/rgw/admin.js'
-import {
-  categoryUsage,
-  RGW_MAIN,
-  RGW_MULTIMETA,
-  type RgwBucketStats,
-} from '../../src/scanner/sources/rgw/stats.js'
+import { RgwAdminClient, RgwAdminHttpError } from '../../src/sources/rgw/admin.js'
+import { categoryUsage, RGW_MAIN, RGW_MULTIMETA, type RgwBucketStats } from '../../src/sources/rgw/stats.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import {
   type BucketModel,

@@ -1,6 +1,6 @@
 /**
  * Freezes `value` and everything reachable from it. The exporter's snapshots are immutable by type
- * only (src/scanner/snapshot.ts says why); tests hand the code frozen ones, so that any write into
+ * only (src/snapshot/snapshot.ts says why); tests hand the code frozen ones, so that any write into
  * a snapshot a test feeds it (ESM is strict mode) throws instead of passing unseen.
  */
 export function deepFreeze<T>(value: T): T {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { setTimeout as delay } from 'node:timers/promises'
-import type { UsageSnapshot } from '../../src/scanner/snapshot.js'
+import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { ParsedExposition } from './exposition.js'
 import type { GateVerdict } from './s3-gate.js'
 import type { S3Request } from './s3-requests.js'

@@ -4,8 +4,8 @@ import type {
   ScanRound,
   UsageSource,
   UserScan,
-} from '../../src/scanner/sources/types.js'
-import { SourceError } from '../../src/scanner/sources/types.js'
+} from '../../src/sources/types.js'
+import { SourceError } from '../../src/sources/types.js'
 
 /** What one bucket answers: its figures, or the error measuring it rejects with. */
 export type MemoryBucket = BucketUsage | SourceError

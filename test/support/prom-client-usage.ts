@@ -7,7 +7,7 @@ import {
 } from '../../src/collectors/usage-series.js'
 import { fullName, isHistogram } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
-import { OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
+import { OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
 import type { ParsedExposition } from './exposition.js'
 import type { GeneratedSnapshot } from './usage-snapshots.js'
 

@@ -1,5 +1,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { figuresOf } from '../../src/snapshot/stored-records.js'
 import { scratchFolder } from './scratch.js'
 
 /**
@@ -47,4 +49,26 @@ export async function storeFolder(t: Parameters<typeof scratchFolder>[0], prefix
   await mkdir(join(data, 'alpha'), { recursive: true })
   await writeFile(join(data, 'alpha', 'one'), Buffer.alloc(1_234))
   return { root, data }
+}
+
+/**
+ * `snapshot` with every record's figures as a property, as a round makes them: a loaded snapshot's
+ * records keep theirs as their line (read with figuresOf), which a comparison with the snapshot saved
+ * must decode first.
+ */
+export function withFigures<T extends UsageSnapshot | undefined>(snapshot: T): T {
+  if (snapshot === undefined) return snapshot
+  return {
+    ...snapshot,
+    buckets: snapshot.buckets.map((record) => {
+      const { name, ...rest } = record
+      const usage = figuresOf(record)
+      return usage === undefined ? record : { name, usage, ...rest }
+    }),
+  }
+}
+
+/** A load's result with its snapshot's figures decoded (withFigures). */
+export function loadWithFigures<T extends { status: string; snapshot?: UsageSnapshot }>(result: T): T {
+  return result.snapshot === undefined ? result : { ...result, snapshot: withFigures(result.snapshot) }
 }

@@ -3,13 +3,13 @@ import {
   LIFECYCLE_STATES,
   OBJECT_LOCK_STATES,
   VERSIONING_STATES,
-} from '../../src/scanner/bucket-settings.js'
-import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
-import { ROOT_PREFIX } from '../../src/scanner/prefix-sketch.js'
-import { MINIO_VERSION_RANGES } from '../../src/scanner/size-ranges.js'
-import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
-import type { BucketUsage, UserScan } from '../../src/scanner/sources/types.js'
-import type { UsageLog } from '../../src/scanner/usage-log.js'
+} from '../../src/record/bucket-settings.js'
+import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
+import { ROOT_PREFIX } from '../../src/record/prefix-sketch.js'
+import { MINIO_VERSION_RANGES } from '../../src/record/size-ranges.js'
+import type { UsageLog } from '../../src/record/usage-log.js'
+import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import type { BucketUsage, UserScan } from '../../src/sources/types.js'
 import { deepFreeze } from './deep-freeze.js'
 
 /**
@@ -113,7 +113,7 @@ function bucketUsage(
   for (const [position, object] of bucketObjects.entries()) {
     // From the position, not the generator: the other figures stay what they were without prefixes.
     const prefix = position % 5 === 4 ? ROOT_PREFIX : GENERATED_PREFIXES[(position + index) % 4]
-    fold.add(object.size, object.modifiedMs, object.storageClass, prefix)
+    fold.add({ size: object.size, modifiedMs: object.modifiedMs, storageClass: object.storageClass, prefix })
     versions.addVersion({ isLatest: true, size: object.size })
     const older = random() < 0.3 ? Math.floor(random() * 20) : 0
     for (let version = 0; version < older; version++) {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { type FolderReader, nativeWalk } from '../../src/scanner/sources/fs/native-walk.js'
-import { jsFolderReader, type WalkTask, walkDirectory } from '../../src/scanner/sources/fs/walk.js'
+import { type FolderReader, nativeWalk } from '../../src/sources/fs/native-walk.js'
+import { jsFolderReader, type WalkTask, walkDirectory } from '../../src/sources/fs/walk.js'
 
 /**
  * The native and the JavaScript fs walk run over the same folders, each task of `tasks` once with

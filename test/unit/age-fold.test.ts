@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AGE_BANDS, ageSlot } from '../../src/scanner/age-bands.js'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
-import { type VersionEntry, VersionListingFold } from '../../src/scanner/version-listing.js'
+import { AGE_BANDS, ageSlot } from '../../src/record/age-bands.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
+import { type VersionEntry, VersionListingFold } from '../../src/record/version-listing.js'
 
 const DAY = 86_400_000
 const NOW = Date.UTC(2026, 5, 1)
@@ -36,10 +36,10 @@ test('age bands are disjoint, [previous bound, bound), measured against the give
 
 test('current objects fold into bytes and objects per age band, and per storage class x band', () => {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW })
-  fold.add(100, NOW - 1000, 'STANDARD')
-  fold.add(200, NOW - DAY, undefined)
-  fold.add(300, NOW - 40 * DAY, 'GLACIER')
-  fold.add(400, NOW - 400 * DAY, 'GLACIER')
+  fold.add({ size: 100, modifiedMs: NOW - 1000, storageClass: 'STANDARD' })
+  fold.add({ size: 200, modifiedMs: NOW - DAY })
+  fold.add({ size: 300, modifiedMs: NOW - 40 * DAY, storageClass: 'GLACIER' })
+  fold.add({ size: 400, modifiedMs: NOW - 400 * DAY, storageClass: 'GLACIER' })
   const usage = fold.finish()
   assert.deepEqual(byBand(usage.ageBytes), {
     ...byBand([]),
@@ -61,9 +61,13 @@ test('merging parts adds the age bands and the class x band records', () => {
   const left = new UsageAccumulator({ storageClasses: true, nowMs: NOW })
   const right = new UsageAccumulator({ storageClasses: true, nowMs: NOW })
   for (let index = 0; index < 40; index++) {
-    const args = [index * 7, NOW - index * 11 * DAY, index % 3 ? 'STANDARD' : 'GLACIER'] as const
-    whole.add(...args)
-    ;(index % 2 ? left : right).add(...args)
+    const object = {
+      size: index * 7,
+      modifiedMs: NOW - index * 11 * DAY,
+      storageClass: index % 3 ? 'STANDARD' : 'GLACIER',
+    }
+    whole.add(object)
+    ;(index % 2 ? left : right).add(object)
   }
   assert.deepEqual(mergeUsage(left.finish(), right.finish()), whole.finish())
 })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { compileGlob, parseGlobList, parseShard } from '../../src/config/bucket-selection.js'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
-import { createBucketFilter, shardHash, shardOf } from '../../src/scanner/bucket-filter.js'
+import { createBucketFilter, shardHash, shardOf } from '../../src/scanning/bucket-filter.js'
 
 /** The lines of the ConfigError that `env` must cause (loadConfig is the start-up check). */
 function startupErrorLines(env: Record<string, string>): readonly string[] {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { writeBucketInfo } from '../../src/collectors/bucket-info-series.js'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
-import { boundedValue, SETTING_VALUE_MAX_LENGTH } from '../../src/scanner/bucket-settings.js'
-import { indexFill } from '../../src/scanner/sources/rgw/index-fill.js'
-import type { RgwBucketStats } from '../../src/scanner/sources/rgw/stats.js'
-import { parseTagLabels, sanitiseLabelName } from '../../src/scanner/sources/s3/settings.js'
+import { boundedValue, SETTING_VALUE_MAX_LENGTH } from '../../src/record/bucket-settings.js'
+import { indexFill } from '../../src/sources/rgw/index-fill.js'
+import type { RgwBucketStats } from '../../src/sources/rgw/stats.js'
+import { parseTagLabels, sanitiseLabelName } from '../../src/sources/s3/settings.js'
 
 describe('BUCKET_TAG_LABELS', () => {
   it('maps tag keys to sanitised label names, or to the name given', () => {

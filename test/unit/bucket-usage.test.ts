@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/scanner/bucket-usage.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/scanner/size-ranges.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
+import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/record/bucket-usage.js'
+import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
 const MIB = 1024 * 1024
@@ -35,7 +35,7 @@ const SIZES = [
 
 test('sizes fall in MinIO ranges by MinIO inclusive bounds, and in le buckets by Prometheus <= bounds', () => {
   const fold = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
-  for (const size of SIZES) fold.add(size, 1_000_000)
+  for (const size of SIZES) fold.add({ size, modifiedMs: 1_000_000 })
   const usage = fold.finish()
   assert.equal(usage.objects, SIZES.length)
   assert.equal(
@@ -73,9 +73,9 @@ test('histogram bounds are 1 KiB x 4^k up to 256 GiB', () => {
 
 test('largest object, newest and oldest modification times; storage classes, the default as STANDARD', () => {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
-  fold.add(10, 5_000, 'STANDARD')
-  fold.add(20, 9_000, undefined)
-  fold.add(30, 1_000, 'GLACIER')
+  fold.add({ size: 10, modifiedMs: 5_000, storageClass: 'STANDARD' })
+  fold.add({ size: 20, modifiedMs: 9_000 })
+  fold.add({ size: 30, modifiedMs: 1_000, storageClass: 'GLACIER' })
   const usage = fold.finish()
   assert.equal(usage.newestModifiedSeconds, 9)
   assert.equal(usage.oldestModifiedSeconds, 1)
@@ -92,8 +92,8 @@ test('merging two parts of a bucket equals folding them together', () => {
   const left = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
   const right = new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS })
   SIZES.forEach((size, index) => {
-    whole.add(size, index * 1000)
-    ;(index % 2 ? left : right).add(size, index * 1000)
+    whole.add({ size, modifiedMs: index * 1000 })
+    ;(index % 2 ? left : right).add({ size, modifiedMs: index * 1000 })
   })
   assert.deepEqual(mergeUsage(left.finish(), right.finish()), whole.finish())
 })
@@ -135,8 +135,8 @@ test('version counts per key land in MinIO version ranges; only a null version i
 test('a size that is not a byte count never enters the figures: NaN, Infinity, -1, 1.5, 2^53', () => {
   for (const size of [Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, 2 ** 53]) {
     const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
-    fold.add(10, 1000)
-    assert.throws(() => fold.add(size, 2000), RangeError, String(size))
+    fold.add({ size: 10, modifiedMs: 1000 })
+    assert.throws(() => fold.add({ size, modifiedMs: 2000 }), RangeError, String(size))
     assert.throws(
       () => new VersionAccumulator({ nowMs: NOW_MS }).addVersion({ isLatest: false, size }),
       RangeError,
@@ -150,14 +150,18 @@ test('a size that is not a byte count never enters the figures: NaN, Infinity, -
 test('a bucket whose bytes pass 2^53 - 1 fails naming the limit; up to it the figures are exact', () => {
   const LIMIT = Number.MAX_SAFE_INTEGER
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS })
-  fold.add(LIMIT - 1, 1000)
-  fold.add(1, 1000)
+  fold.add({ size: LIMIT - 1, modifiedMs: 1000 })
+  fold.add({ size: 1, modifiedMs: 1000 })
   assert.equal(fold.finish().bytes, LIMIT)
-  assert.throws(() => fold.add(1, 1000), FigureBeyondLimit)
-  assert.throws(() => fold.add(1, 1000), /the bucket's bytes pass 2\^53 - 1 \(9007199254740991 bytes/)
+  assert.throws(() => fold.add({ size: 1, modifiedMs: 1000 }), FigureBeyondLimit)
+  assert.throws(
+    () => fold.add({ size: 1, modifiedMs: 1000 }),
+    /the bucket's bytes pass 2\^53 - 1 \(9007199254740991 bytes/,
+  )
   assert.equal(fold.finish().bytes, LIMIT, 'what was folded stays')
   assert.throws(
-    () => new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS }).add(2 ** 62, 1000),
+    () =>
+      new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS }).add({ size: 2 ** 62, modifiedMs: 1000 }),
     /^RangeError: object size 4611686018427387904 bytes is beyond 2\^53 - 1 /,
   )
   const versions = new VersionAccumulator({ nowMs: NOW_MS })

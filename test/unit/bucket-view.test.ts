@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { compileGlob } from '../../src/config/bucket-selection.js'
-import { type BucketRecord, byName } from '../../src/scanner/snapshot.js'
-import { storedRecord } from '../../src/scanner/stored-records.js'
 import {
   type BucketSortKey,
   orderOf,
@@ -10,6 +8,8 @@ import {
   type SortOrder,
   viewBuckets,
 } from '../../src/server/bucket-view.js'
+import { type BucketRecord, byName } from '../../src/snapshot/snapshot.js'
+import { figuresOf, storedRecord } from '../../src/snapshot/stored-records.js'
 
 let seed = 11
 function random(): number {
@@ -41,7 +41,7 @@ function naive(
 ) {
   const sign = order === 'asc' ? 1 : -1
   const figure = (record: BucketRecord) =>
-    (sort === 'bytes' ? record.usage?.bytes : record.usage?.objects) ?? -1
+    (sort === 'bytes' ? figuresOf(record)?.bytes : figuresOf(record)?.objects) ?? -1
   return buckets
     .filter((record) => test(record.name))
     .sort((a, b) => (sort === 'name' ? sign * byName(a, b) : sign * (figure(a) - figure(b)) || byName(a, b)))
@@ -73,8 +73,8 @@ test('a view is the old filter-then-sort, cut to the page asked, with its totals
           assert.equal(view.matched, expected.length, label)
           assert.deepEqual(view.totals, {
             buckets: expected.length,
-            bytes: expected.reduce((sum, record) => sum + (record.usage?.bytes ?? 0), 0),
-            objects: expected.reduce((sum, record) => sum + (record.usage?.objects ?? 0), 0),
+            bytes: expected.reduce((sum, record) => sum + (figuresOf(record)?.bytes ?? 0), 0),
+            objects: expected.reduce((sum, record) => sum + (figuresOf(record)?.objects ?? 0), 0),
           })
         }
       }

@@ -13,7 +13,7 @@ import { crc32Combine, deflateSegment, gzipMember } from '../../src/metrics/expo
 import { renderScrape } from '../../src/metrics/exposition/scrape-assembler.js'
 import { familyParts } from '../../src/metrics/exposition/writer.js'
 import { MetricSet } from '../../src/metrics/metric-set.js'
-import type { UsageSnapshot } from '../../src/scanner/snapshot.js'
+import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import { parseExposition } from '../support/exposition.js'
 import { idiomaticRegistry, snapshotContent } from '../support/prom-client-usage.js'
 import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'

@@ -5,9 +5,9 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
-import { createFsSource, splitFolders } from '../../src/scanner/sources/fs/source.js'
-import { settleStuckWalks } from '../../src/scanner/sources/fs/stuck-walks.js'
-import { WalkPool } from '../../src/scanner/sources/fs/walk-pool.js'
+import { createFsSource, splitFolders } from '../../src/sources/fs/source.js'
+import { settleStuckWalks } from '../../src/sources/fs/stuck-walks.js'
+import { WalkPool } from '../../src/sources/fs/walk-pool.js'
 import { workerThreadCounts } from '../../src/worker-threads.js'
 import { scratchFolder } from '../support/scratch.js'
 
@@ -106,11 +106,11 @@ function runtimeImports(entry: string): { modules: string[]; packages: Set<strin
 }
 
 test('a walk thread loads no package: starting one costs ~40 ms of CPU, not the ~170 ms TypeBox adds', () => {
-  const entry = fileURLToPath(new URL('../../src/scanner/sources/fs/walk-worker.ts', import.meta.url))
+  const entry = fileURLToPath(new URL('../../src/sources/fs/walk-worker.ts', import.meta.url))
   const { modules, packages } = runtimeImports(entry)
   const root = fileURLToPath(new URL('../..', import.meta.url))
   // The walk and its fold; the record's schema (TypeBox) stays out (bucket-usage-schema.ts).
-  assert.ok(modules.some((file) => file.endsWith('scanner/bucket-usage.ts')))
+  assert.ok(modules.some((file) => file.endsWith('record/bucket-usage.ts')))
   assert.ok(!modules.some((file) => file.endsWith('bucket-usage-schema.ts')), relative(root, modules.join()))
   assert.deepEqual(
     [...packages].filter((name) => !name.startsWith('node:')),

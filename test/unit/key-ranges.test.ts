@@ -9,7 +9,7 @@ import {
   pastRange,
   planBoundaries,
   rangesFrom,
-} from '../../src/scanner/sources/s3/key-ranges.js'
+} from '../../src/sources/s3/key-ranges.js'
 
 /** A bucket's keys answering ListObjectsV2 as S3 does: UTF-8 byte order, Prefix, StartAfter, Delimiter. */
 function memoryProbe(keys: readonly string[]) {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createSecretRedactor } from '../../src/logging/secret-redactor.js'
-import type { BucketRecord } from '../../src/scanner/snapshot.js'
 import { formatAge, formatBytes, formatCount } from '../../src/server/landing/format.js'
 import { type LandingQuery, listStateOf } from '../../src/server/landing/query.js'
 import { renderLandingPage } from '../../src/server/landing-page.js'
 import type { ExporterStatus } from '../../src/server/status.js'
+import type { BucketRecord } from '../../src/snapshot/snapshot.js'
 
 const SECRET = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY'
 

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { ListingSlots } from '../../src/scanner/listing-slots.js'
-import { compareKeys, pastRange } from '../../src/scanner/sources/s3/key-ranges.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { ListingSlots } from '../../src/sources/listings-in-flight.js'
+import { compareKeys, pastRange } from '../../src/sources/s3/key-ranges.js'
 import {
   IgnoredStarts,
   ObjectsOrder,
   probeIgnoresStart,
   StartIgnoredError,
   VersionsOrder,
-} from '../../src/scanner/sources/s3/listing-order.js'
-import type { ListedEntry, ListingPage } from '../../src/scanner/sources/s3/listing-xml.js'
-import { listByRanges, type RangedListing } from '../../src/scanner/sources/s3/ranged-listing.js'
+} from '../../src/sources/s3/listing-order.js'
+import type { ListedEntry, ListingPage } from '../../src/sources/s3/listing-xml.js'
+import { listByRanges, type RangedListing } from '../../src/sources/s3/ranged-listing.js'
 
 /** A ListingPage of current objects `keys`. */
 function objects(...keys: string[]): ListingPage {
@@ -147,7 +147,7 @@ test('a part whose store ignored its start: the parts dropped, the bucket listed
     foldPage(fold, listed, range) {
       for (const object of listed.contents) {
         if (pastRange(object.key ?? '', range)) return false
-        fold.add(1, 0, 'STANDARD')
+        fold.add({ size: 1, modifiedMs: 0, storageClass: 'STANDARD' })
       }
       return true
     },

@@ -9,14 +9,14 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { HttpResponse } from '@smithy/core/protocols'
-import { nextVersionIdMarker } from '../../src/scanner/sources/s3/bucket-listing.js'
-import { listObjectsV2, listObjectVersions } from '../../src/scanner/sources/s3/listing-requests.js'
+import { nextVersionIdMarker } from '../../src/sources/s3/bucket-listing.js'
+import { listObjectsV2, listObjectVersions } from '../../src/sources/s3/listing-requests.js'
 import {
   type ListingKind,
   type ListingPage,
   ListingXmlError,
   parseListing,
-} from '../../src/scanner/sources/s3/listing-xml.js'
+} from '../../src/sources/s3/listing-xml.js'
 
 /**
  * The listing reader (listing-xml.ts) against the SDK's own deserialiser as the oracle: one S3

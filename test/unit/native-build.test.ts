@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { nativeWalk } from '../../src/scanner/sources/fs/native-walk.js'
+import { nativeWalk } from '../../src/sources/fs/native-walk.js'
 import { REPO_ROOT } from '../support/promtool.js'
 import { scratchFolder } from '../support/scratch.js'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator, withTopPrefixes } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import {
   boundedPrefix,
   keyPrefix,
@@ -10,8 +10,8 @@ import {
   PrefixSketch,
   ROOT_PREFIX,
   TRUNCATION_MARKER,
-} from '../../src/scanner/prefix-sketch.js'
-import { mergeUsage } from '../../src/scanner/usage-sums.js'
+} from '../../src/record/prefix-sketch.js'
+import { mergeUsage } from '../../src/record/usage-sums.js'
 
 const SLASH = { delimiter: '/', topK: 10 }
 
@@ -162,7 +162,7 @@ test('through the fold and mergeUsage: rows cut to the top K, the rest is the bu
   const items = stream(3_000, 30, 9)
   const accumulate = (part: typeof items) => {
     const accumulator = new UsageAccumulator({ storageClasses: false, nowMs: 0, prefixTopK: 4 })
-    for (const [prefix, size] of part) accumulator.add(size, 0, undefined, prefix)
+    for (const [prefix, size] of part) accumulator.add({ size, modifiedMs: 0, prefix })
     return accumulator.finish()
   }
   const usage = withTopPrefixes(
@@ -177,6 +177,6 @@ test('through the fold and mergeUsage: rows cut to the top K, the rest is the bu
     truth.slice(0, 4).map(([prefix, figures]) => ({ prefix, ...figures })),
   )
   const off = new UsageAccumulator({ storageClasses: false, nowMs: 0 })
-  off.add(1, 0, undefined, 'a/')
+  off.add({ size: 1, modifiedMs: 0, prefix: 'a/' })
   assert.equal(off.finish().prefixes, undefined, 'no prefixes unless asked')
 })

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { ListingSlots } from '../../src/scanner/listing-slots.js'
-import { compareKeys, type KeyRange, pastRange } from '../../src/scanner/sources/s3/key-ranges.js'
-import { listByRanges, type RangedListing } from '../../src/scanner/sources/s3/ranged-listing.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { ListingSlots } from '../../src/sources/listings-in-flight.js'
+import { compareKeys, type KeyRange, pastRange } from '../../src/sources/s3/key-ranges.js'
+import { listByRanges, type RangedListing } from '../../src/sources/s3/ranged-listing.js'
 
 /** Keys 0..n-1 as `k-000123`, each of size = its index, listed in pages of 100 from a range's start. */
 function memoryListing(
@@ -43,7 +43,7 @@ function memoryListing(
     foldPage(fold, page, range) {
       for (const key of page.keys) {
         if (pastRange(key, range)) return false
-        fold.add(Number(key.slice(2)), 1_000, 'STANDARD')
+        fold.add({ size: Number(key.slice(2)), modifiedMs: 1_000, storageClass: 'STANDARD' })
       }
       return true
     },
@@ -66,7 +66,8 @@ function memoryListing(
 
 function sequentialFold(count: number) {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 0 })
-  for (let index = 0; index < count; index++) fold.add(index, 1_000, 'STANDARD')
+  for (let index = 0; index < count; index++)
+    fold.add({ size: index, modifiedMs: 1_000, storageClass: 'STANDARD' })
   return fold.finish()
 }
 
@@ -135,11 +136,11 @@ test('slots: waiters are served in order, before anyone who only tries', async (
 })
 
 test('versions folded in two key ranges and merged equal one fold of every page', async () => {
-  const { VersionListingFold } = await import('../../src/scanner/version-listing.js')
-  const { mergeUsage } = await import('../../src/scanner/usage-sums.js')
+  const { VersionListingFold } = await import('../../src/record/version-listing.js')
+  const { mergeUsage } = await import('../../src/record/usage-sums.js')
   const day = 86_400_000
   const nowMs = 400 * day
-  type Entry = import('../../src/scanner/version-listing.js').VersionEntry
+  type Entry = import('../../src/record/version-listing.js').VersionEntry
   const entries: Entry[] = []
   for (let key = 0; key < 60; key++) {
     const name = `k${String(key).padStart(3, '0')}`

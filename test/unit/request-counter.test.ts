@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { listingPagesBetween, RequestCounter } from '../../src/scanner/sources/request-counter.js'
+import { listingPagesBetween, RequestCounter } from '../../src/sources/request-counter.js'
 
 test('listing pages between two counts: successful List answers only, by operation', () => {
   const counter = new RequestCounter('s3')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { RgwAdminHttpError } from '../../src/scanner/sources/rgw/admin.js'
+import { RgwAdminHttpError } from '../../src/sources/rgw/admin.js'
 import {
   categoryUsage,
   parseBucketStats,
@@ -11,7 +11,7 @@ import {
   RGW_MAIN,
   RGW_MULTIMETA,
   RgwAdminResponseError,
-} from '../../src/scanner/sources/rgw/stats.js'
+} from '../../src/sources/rgw/stats.js'
 
 // Real answers of Ceph 16.2.15's admin API, captured by scripts/capture-rgw-fixtures.ts (which
 // says what each bucket holds).

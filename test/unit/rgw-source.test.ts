@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
-import { bucketName, usageFromStats } from '../../src/scanner/sources/rgw/source.js'
-import { parseBucketStats, parseBucketStatsList } from '../../src/scanner/sources/rgw/stats.js'
+import { bucketName, usageFromStats } from '../../src/sources/rgw/source.js'
+import { parseBucketStats, parseBucketStatsList } from '../../src/sources/rgw/stats.js'
 
 // Real answers of Ceph 16.2.15, captured by scripts/capture-rgw-fixtures.ts.
 const stats = parseBucketStatsList(

@@ -2,21 +2,16 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { RgwAdminResponseError } from '../../src/scanner/sources/rgw/stats.js'
-import { parseUsageLog } from '../../src/scanner/sources/rgw/usage-log.js'
-import {
-  parseUserInfo,
-  parseUserPage,
-  readUsers,
-  type UserReader,
-} from '../../src/scanner/sources/rgw/users.js'
 import {
   advanceUsageLog,
   type UsageLogFigures,
   type UsageLogHours,
   usageLogReadStart,
-} from '../../src/scanner/usage-log.js'
-import { userScanProblem } from '../../src/scanner/user-usage.js'
+} from '../../src/record/usage-log.js'
+import { userScanProblem } from '../../src/record/user-usage.js'
+import { RgwAdminResponseError } from '../../src/sources/rgw/stats.js'
+import { parseUsageLog } from '../../src/sources/rgw/usage-log.js'
+import { parseUserInfo, parseUserPage, readUsers, type UserReader } from '../../src/sources/rgw/users.js'
 
 // Real answers of Ceph 16.2's admin API (alice: a user quota of 1,000,000 bytes, which RGW rounds
 // up to whole KiB, and 50 objects; acme$bob: a user of tenant acme, no quota).

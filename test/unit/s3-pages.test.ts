@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { type PagedListing, pages } from '../../src/scanner/sources/s3/pages.js'
+import { type PagedListing, pages } from '../../src/sources/s3/pages.js'
 
 interface Page {
   readonly items: readonly string[]
@@ -109,7 +109,7 @@ test('a continuation token given before (A -> B -> A) ends the listing at once, 
 })
 
 test('a marker cycle of a versions listing: the same key and version id again ends it', async () => {
-  const { markerIdentity } = await import('../../src/scanner/sources/s3/pages.js')
+  const { markerIdentity } = await import('../../src/sources/s3/pages.js')
   type Marker = { key: string; id: string | undefined }
   const next: Record<string, Marker> = {
     '': { key: 'k1', id: 'v1' },

@@ -12,10 +12,10 @@ import {
 } from '../../src/config/group-settings.js'
 import { loadConfig, loadConfiguration } from '../../src/config/load.js'
 import { envSchema } from '../../src/config/schema.js'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import { usageFromStats } from '../../src/scanner/sources/rgw/source.js'
-import { parseBucketStatsList } from '../../src/scanner/sources/rgw/stats.js'
-import { VersionListingFold } from '../../src/scanner/version-listing.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import { VersionListingFold } from '../../src/record/version-listing.js'
+import { usageFromStats } from '../../src/sources/rgw/source.js'
+import { parseBucketStatsList } from '../../src/sources/rgw/stats.js'
 
 const NOW = 1_780_000_000_000
 const DAY = 86_400_000
@@ -41,8 +41,8 @@ test('BUCKET_METRICS chooses the folds: an opt-in group is folded when named or 
 test('ages off: no age bands and no storage class x age, every other figure as with them', () => {
   const fold = (ages: boolean) => {
     const accumulator = new UsageAccumulator({ storageClasses: true, nowMs: NOW, ages })
-    accumulator.add(100, NOW - 2 * DAY, 'GLACIER')
-    accumulator.add(7, NOW)
+    accumulator.add({ size: 100, modifiedMs: NOW - 2 * DAY, storageClass: 'GLACIER' })
+    accumulator.add({ size: 7, modifiedMs: NOW })
     return accumulator.finish()
   }
   const { ageBytes, ageObjects, storageClassAgeBytes, ...rest } = fold(true)

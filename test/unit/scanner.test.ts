@@ -3,15 +3,16 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import pino from 'pino'
 import { parseGlobList } from '../../src/config/bucket-selection.js'
-import { createBucketFilter } from '../../src/scanner/bucket-filter.js'
-import { UsageScanner, type UsageScannerOptions } from '../../src/scanner/scanner.js'
-import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
-import { SourceError } from '../../src/scanner/sources/types.js'
-import { loadState, saveState } from '../../src/scanner/state-file.js'
+import { createBucketFilter } from '../../src/scanning/bucket-filter.js'
+import { UsageScanner, type UsageScannerOptions } from '../../src/scanning/scanner.js'
+import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { loadState, saveState } from '../../src/snapshot/state-file.js'
+import { SourceError } from '../../src/sources/types.js'
 import { CapturedOutput } from '../support/capture.js'
 import { deepFreeze } from '../support/deep-freeze.js'
 import { MemorySource, usageOf } from '../support/memory-source.js'
 import { scratchFolder } from '../support/scratch.js'
+import { withFigures } from '../support/state-file.js'
 import { waitFor } from '../support/wait-for.js'
 
 /**
@@ -307,7 +308,7 @@ test('each scan is written to the state file, for this source', async (t) => {
   const snapshot = await scanner.scanNow()
   const loaded = await loadState(stateFile, source.id)
   assert.equal(loaded.status, 'loaded')
-  assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
+  assert.deepEqual(withFigures(loaded.status === 'loaded' ? loaded.snapshot : undefined), snapshot)
 })
 
 test('per-user figures: in the snapshot; kept when they cannot be read, dropped when refused; logged once', async (t) => {

@@ -2,19 +2,26 @@ import assert from 'node:assert/strict'
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
-import type { BucketRecord, UsageSnapshot } from '../../src/scanner/snapshot.js'
-import type { BucketUsage } from '../../src/scanner/sources/types.js'
-import { loadState, removeStaleTemporaries, saveState } from '../../src/scanner/state-file.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
+import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { loadState, removeStaleTemporaries, saveState } from '../../src/snapshot/state-file.js'
+import type { BucketUsage } from '../../src/sources/types.js'
 import { deepFreeze } from '../support/deep-freeze.js'
 import { scratchFolder } from '../support/scratch.js'
-import { legacyStateText, readStateDocument, stateLines, writeStateDocument } from '../support/state-file.js'
+import {
+  legacyStateText,
+  loadWithFigures,
+  readStateDocument,
+  stateLines,
+  withFigures,
+  writeStateDocument,
+} from '../support/state-file.js'
 import { generateSnapshot } from '../support/usage-snapshots.js'
 
 function sampleSnapshot(): UsageSnapshot {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: 1_700_000_200_000 })
-  fold.add(2048, 1_700_000_000_000, 'STANDARD_IA')
-  fold.add(10, 1_700_000_100_000)
+  fold.add({ size: 2048, modifiedMs: 1_700_000_000_000, storageClass: 'STANDARD_IA' })
+  fold.add({ size: 10, modifiedMs: 1_700_000_100_000 })
   return deepFreeze({
     sourceName: 's3',
     sourceId: 's3:http://127.0.0.1:9000',
@@ -42,7 +49,7 @@ test('a saved snapshot loads back equal, and no temporary file is left behind', 
   assert.deepEqual(await readdir(folder), ['state.json'])
   const loaded = await loadState(path, snapshot.sourceId)
   assert.equal(loaded.status, 'loaded')
-  assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
+  assert.deepEqual(withFigures(loaded.status === 'loaded' ? loaded.snapshot : undefined), snapshot)
   assert.deepEqual(loaded.status === 'loaded' ? loaded.refused : undefined, [])
 })
 
@@ -230,7 +237,7 @@ test('the writer leaves out records the loader would refuse: no NaN, Infinity or
   assert.doesNotMatch(text, /null|NaN|Infinity|-3/)
   const loaded = await loadState(path, snapshot.sourceId)
   assert.equal(loaded.status, 'loaded')
-  assert.deepEqual(loaded.status === 'loaded' ? loaded : undefined, {
+  assert.deepEqual(loaded.status === 'loaded' ? loadWithFigures(loaded) : undefined, {
     status: 'loaded',
     snapshot,
     refused: [],
@@ -267,7 +274,7 @@ test('a symlinked STATE_FILE: the target is replaced in its own folder and the l
   assert.ok((await lstat(target)).isFile())
   assert.deepEqual(await readdir(join(folder, 'volume')), ['usage.json'])
   assert.deepEqual(await readdir(join(folder, 'config')), ['state.json'])
-  assert.deepEqual(await loadState(link, snapshot.sourceId), {
+  assert.deepEqual(loadWithFigures(await loadState(link, snapshot.sourceId)), {
     status: 'loaded',
     snapshot,
     refused: [],
@@ -318,7 +325,7 @@ test('the per-user part and usage log counters are stored; files without them lo
   })
   await saveState(path, snapshot)
   const loaded = await loadState(path, snapshot.sourceId)
-  assert.deepEqual(loaded.status === 'loaded' ? loaded.snapshot : undefined, snapshot)
+  assert.deepEqual(withFigures(loaded.status === 'loaded' ? loaded.snapshot : undefined), snapshot)
 
   // Written before the per-user part existed: loads, without one.
   // (Such files were of format version 1, which still loads.)
@@ -356,7 +363,7 @@ test('format 2 is a header, a record a line and an end line; format 1 still load
 
   await writeFile(path, legacyStateText(await readStateDocument(path)))
   const legacy = await loadState(path, snapshot.sourceId)
-  assert.deepEqual(legacy, { status: 'loaded', snapshot, refused: [], refusedCount: 0 })
+  assert.deepEqual(loadWithFigures(legacy), { status: 'loaded', snapshot, refused: [], refusedCount: 0 })
 })
 
 test('a file past its bounds is ignored with the bound it passed, not read whole', async (t) => {
@@ -419,7 +426,7 @@ test('a file of many read chunks loads whole: lines and UTF-8 characters cut at 
   const loaded = await loadState(path, snapshot.sourceId)
   assert.equal(loaded.status, 'loaded')
   if (loaded.status !== 'loaded') return
-  assert.deepEqual(loaded.snapshot, snapshot)
+  assert.deepEqual(withFigures(loaded.snapshot), snapshot)
   assert.deepEqual(loaded.refused, [])
 })
 

@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/scanner/bucket-usage.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
 import {
   MAX_STORAGE_CLASSES,
   OTHER_STORAGE_CLASS,
   STORAGE_CLASS_MAX_LENGTH,
   storageClassName,
-} from '../../src/scanner/storage-classes.js'
-import { sumFigures } from '../../src/scanner/usage-sums.js'
+} from '../../src/record/storage-classes.js'
+import { sumFigures } from '../../src/record/usage-sums.js'
 
 /** A bucket's figures folded from objects of `classes`, one of `bytes` each, named as a listing names them. */
 function bucketOf(classes: readonly string[], bytes = 1) {
   const fold = new UsageAccumulator({ storageClasses: true, nowMs: Date.UTC(2026, 0, 1) })
-  for (const listed of classes) fold.add(bytes, Date.UTC(2025, 0, 1), storageClassName(listed))
+  for (const listed of classes)
+    fold.add({ size: bytes, modifiedMs: Date.UTC(2025, 0, 1), storageClass: storageClassName(listed) })
   return fold.finish()
 }
 

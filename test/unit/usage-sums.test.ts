@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sumUsage } from '../../src/collectors/usage-budget.js'
-import type { BucketUsage } from '../../src/scanner/bucket-usage.js'
-import { BucketUsageSchema } from '../../src/scanner/bucket-usage-schema.js'
+import type { BucketUsage } from '../../src/record/bucket-usage.js'
+import { BucketUsageSchema } from '../../src/record/bucket-usage-schema.js'
 import {
   ADDITIVE_FIGURES,
   mergeUsage,
   NOT_ADDITIVE_FIGURES,
   sumFigures,
-} from '../../src/scanner/usage-sums.js'
+} from '../../src/record/usage-sums.js'
 
 interface SchemaNode {
   readonly type?: string
@@ -44,7 +44,7 @@ test('every numeric figure of a bucket record is additive or not, never both, ne
   assert.deepEqual(
     unclassified(BucketUsageSchema as SchemaNode, classified),
     [],
-    'a figure of BucketUsageSchema in neither ADDITIVE_FIGURES nor NOT_ADDITIVE_FIGURES (src/scanner/usage-sums.ts): say how two records combine it',
+    'a figure of BucketUsageSchema in neither ADDITIVE_FIGURES nor NOT_ADDITIVE_FIGURES (src/record/usage-sums.ts): say how two records combine it',
   )
   assert.deepEqual(
     additive.filter((path) => notAdditive.includes(path)),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 
 /*
  * The prefix families' variables (issue 14, "where the bytes went"): read by the listing sources
- * (fs, s3), which fold bytes per key prefix; src/scanner/prefix-sketch.ts measures them. Apart from
+ * (fs, s3), which fold bytes per key prefix; src/record/prefix-sketch.ts measures them. Apart from
  * the scanner's other variables so a source declaration may import it without an import circle.
  */
 

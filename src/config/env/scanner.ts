@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { describeSources, SOURCE_NAMES } from '../../scanner/sources/list.js'
+import { describeSources, SOURCE_NAMES } from '../../sources/list.js'
 import {
   BucketFilterSyntaxError,
   type Glob,
@@ -15,7 +15,7 @@ import { shownValue } from '../shown-value.js'
 
 /**
  * The background bucket-usage scanner and its bucket selection. BUCKETS_SOURCE's values come from
- * the source list; each source's own variables are in its folder (src/scanner/sources/<name>/).
+ * the source list; each source's own variables are in its folder (src/sources/<name>/).
  */
 export const scannerEnv = {
   BUCKETS_SOURCE: StringEnum(SOURCE_NAMES, {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { SecretRedactor } from '../../logging/secret-redactor.js'
-import { bucketJson } from '../../scanner/snapshot-json.js'
+import { bucketJson } from '../../snapshot/snapshot-json.js'
 import { VERSION } from '../../version.js'
 import { parseBucketFilter, viewBuckets } from '../bucket-view.js'
 import type { ExporterStatus } from '../status.js'

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { MAX_GLOB_LENGTH } from '../../config/bucket-selection.js'
-import { BucketJsonSchema, UsageTotalsSchema } from '../../scanner/snapshot-json.js'
+import { BucketJsonSchema, UsageTotalsSchema } from '../../snapshot/snapshot-json.js'
 
 /**
  * The JSON API's request and response schemas, with an example each: Fastify validates queries

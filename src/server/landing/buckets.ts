@@ -1,5 +1,5 @@
-import type { BucketRecord, UsageSnapshot } from '../../scanner/snapshot.js'
-import { measuredBytes, measuredObjects } from '../../scanner/stored-records.js'
+import type { BucketRecord, UsageSnapshot } from '../../snapshot/snapshot.js'
+import { figuresOf, measuredBytes, measuredObjects } from '../../snapshot/stored-records.js'
 import { type BucketSortKey, type BucketView, viewBuckets } from '../bucket-view.js'
 import { escapeHtml, formatAge, formatCount, sizeHtml } from './format.js'
 import { apiHref, type ListState, PAGE_SIZE, pageHref } from './query.js'
@@ -95,7 +95,7 @@ function newestCell(
   if (notGiven) return '<span class="note">not given</span>'
   if (objects === 0) return '<span class="note">no objects</span>'
   // Decodes a stored record's figures: for the rows of one page only.
-  const newest = record.usage?.newestModifiedSeconds
+  const newest = figuresOf(record)?.newestModifiedSeconds
   return newest === undefined ? '' : `${formatAge(nowMs / 1000 - newest)} ago`
 }
 

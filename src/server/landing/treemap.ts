@@ -1,5 +1,5 @@
-import type { BucketRecord } from '../../scanner/snapshot.js'
-import { measuredBytes } from '../../scanner/stored-records.js'
+import type { BucketRecord } from '../../snapshot/snapshot.js'
+import { figuresOf, measuredBytes } from '../../snapshot/stored-records.js'
 import { escapeHtml, formatBytes, formatCount, percent } from './format.js'
 import { type Rect, squarify, type Tile } from './squarify.js'
 
@@ -68,7 +68,7 @@ ${drawn.join('\n')}
 /** A bucket's largest prefixes as tiles filling its own, its other keys as one more. */
 function renderPrefixes(record: BucketRecord, bucket: Tile<Piece>, text: (value: string) => string): string {
   // Decodes a stored record's figures: for the few buckets drawn only.
-  const figures = record.usage?.prefixes
+  const figures = figuresOf(record)?.prefixes
   if (!figures || figures.rows.length === 0) return ''
   const rows = figures.rows.slice(0, TREEMAP_PREFIXES)
   const listed = rows.reduce((sum, row) => sum + row.bytes, 0)

@@ -1,0 +1,11 @@
+/*
+ * The one list of per-bucket figures that live in a folder of their own (types.ts: what a folder
+ * declares). Adding one: create its folder, add it here, `npm run docs`. The record's schema, the
+ * fold, how records combine and the usage families are assembled from this list (assemble.ts);
+ * the record's first figures (bucket-usage-schema.ts and the fold in bucket-usage.ts) predate it.
+ */
+import { emptyObjects } from './empty-objects/index.js'
+import type { AnyFigure } from './types.js'
+
+/** In the record's and the exposition's order: a new figure goes last. */
+export const FIGURES = [emptyObjects] as const satisfies readonly AnyFigure[]

@@ -1,0 +1,101 @@
+/*
+ * What a per-bucket figure (or a group of figures) declares, in its own folder under src/figures/:
+ * its part of the record (a schema with bounds), its step of the fold, how two partial records
+ * combine, its families and how it writes them. The record's schema, the fold, mergeUsage, the
+ * sums of `_other`, the usage families and the docs tables are assembled from the list of figures
+ * (list.ts), as the config is assembled from the list of sources.
+ *
+ * Only types of TypeBox and of the exposition here: the fs walk's threads load the figures with
+ * the fold, and must not load TypeBox (bucket-usage.ts says why).
+ */
+import type { JavaScriptTypeBuilder, Static, TInteger, TObject, TProperties } from '@sinclair/typebox'
+import type { Families } from '../metrics/families.js'
+import type { MetricSink } from '../metrics/metric-set.js'
+
+/**
+ * One current object of a listing, as every listing source gives it to the fold (s3's listing,
+ * the latest entries of a versioned listing, the fs walk's files). A fold step reads it and keeps
+ * nothing of it: a source may hand the same object again with other values (the fs walk does, to
+ * allocate none per file).
+ */
+export interface ListedObject {
+  /** Bytes. */
+  size: number
+  /** Last-modified time, ms since the epoch (NaN when the store gave none). */
+  modifiedMs: number
+  /** As the store lists it; undefined where the source has no storage classes (fs). */
+  storageClass?: string | undefined
+  /** The label of the key's prefix (prefix-sketch.ts: keyPrefix), when prefixes are measured. */
+  prefix?: string | undefined
+}
+
+/** What a fold of current objects measures (see UsageAccumulator's constructor). */
+export interface UsageFoldOptions {
+  readonly storageClasses: boolean
+  readonly nowMs: number
+  readonly ages?: boolean | undefined
+  readonly prefixTopK?: number | undefined
+}
+
+/** The schema parts a figure's record fragment is built with, handed in so it imports no TypeBox. */
+export interface RecordParts {
+  readonly Type: JavaScriptTypeBuilder
+  /** Bytes and counts: whole, non-negative, exact in a double. */
+  readonly Count: TInteger
+}
+
+/** One bucket's step of the fold for a figure: each current object, then the figure's properties. */
+export interface FigureFold<R> {
+  add(object: ListedObject): void
+  finish(): R
+}
+
+/**
+ * How two records' values of one property combine: added (a count, a count per slot or per key:
+ * summed in `_other` and across the fs walk's parts), or not (left out of `_other`; `merge` joins
+ * two parts of one bucket). `says` is how docs/cardinality.md names it.
+ */
+export type Combination<V> =
+  | { readonly additive: true; readonly says: string }
+  | {
+      readonly additive: false
+      readonly says: string
+      readonly parts: string
+      readonly merge: (a: V, b: V) => V
+    }
+
+export interface FigureDefinition<P extends TProperties, F extends Families> {
+  /** The folder's name. */
+  readonly name: string
+  /** Its properties of the bucket's record (BucketUsage), with their bounds. */
+  readonly record: (parts: RecordParts) => P
+  /** Its step of the fold of a listing: one per bucket measured; absent for a figure no listing gives. */
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>>
+  /** How each of its properties combines (a complete table: the compiler checks every one is there). */
+  readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
+  /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
+  readonly invariant?: (values: Partial<Static<TObject<P>>>, record: RecordTotals) => string | undefined
+  /** Every property with a value, as a source that gives all of them would: the docs count series with it. */
+  readonly example: Required<Static<TObject<P>>>
+  /** Its per-bucket families (each with its BUCKET_METRICS group). */
+  readonly families: F
+  /** Writes its families from a bucket's record (the `_other` row's too). */
+  readonly write: (out: MetricSink<F>, bucket: string, values: Partial<Static<TObject<P>>>) => void
+}
+
+/** What every record holds, which a figure's invariant may compare with. */
+export interface RecordTotals {
+  readonly bytes: number
+  readonly objects: number
+}
+
+/** A figure, as the list holds it. */
+// biome-ignore lint/suspicious/noExplicitAny: the list holds figures of different properties and families; each is checked where it is defined
+export type AnyFigure = FigureDefinition<any, any>
+
+/** Declares a figure, its types inferred and checked against each other. */
+export function defineFigure<const P extends TProperties, const F extends Families>(
+  figure: FigureDefinition<P, F>,
+): FigureDefinition<P, F> {
+  return figure
+}

@@ -1,0 +1,136 @@
+/*
+ * A bucket's record as a schema (TypeBox): the BucketUsage type of bucket-usage.ts derives from it
+ * and the state file's check (state-file-format.ts) compiles it, so a figure's bounds are said
+ * once, not in a type and a check kept in step. A new figure declares its properties in its own
+ * folder (src/figures/), spread in here. Apart from the fold in
+ * bucket-usage.ts, which the fs walk's threads load without TypeBox.
+ */
+import { type TSchema, Type } from '@sinclair/typebox'
+import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
+import { figureProperties } from '../figures/assemble.js'
+import { AGE_BANDS } from './age-bands.js'
+import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
+import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
+import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from './size-ranges.js'
+import { MAX_STORAGE_CLASSES, STORAGE_CLASS_PATTERN } from './storage-classes.js'
+import { UsageLogSchema } from './usage-log.js'
+
+/** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
+const Counts = (length: number) => Type.Array(Count, { minItems: length, maxItems: length })
+/** The range a Date can hold: a store may date an object 1970 or 2100, but nothing beyond this. */
+const DATE_LIMIT_SECONDS = 8.64e12
+const PrefixRowSchema = Type.Object({
+  prefix: Type.String({ minLength: 1, maxLength: PREFIX_LABEL_MAX_LENGTH }),
+  bytes: Count,
+  objects: Count,
+})
+
+/** A bucket's prefix figures, as the record holds them (BucketUsage.prefixes; prefix-sketch.ts: PrefixFigures). */
+const PrefixFiguresSchema = Type.Object({
+  /** Largest bytes first (equal bytes: by prefix); at most the sketch's capacity, PREFIX_TOP_K once served. */
+  rows: Type.Array(PrefixRowSchema, { maxItems: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
+  /** Prefixes tracked while folding; two partial figures merge keeping this many. */
+  capacity: Type.Integer({ minimum: 1, maximum: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
+  /** Bound on any row's overestimate and on any prefix not in `rows`; 0: every figure exact. */
+  errorBytes: Count,
+  /** The bucket had more prefixes than `rows` holds: the rest are the `_other` row. */
+  cut: Type.Boolean(),
+})
+
+/** A time the store reported (an object's modification, an upload's start), seconds since the epoch. */
+const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
+/** One count per AGE_BANDS band, youngest first. */
+const AgeCounts = Counts(AGE_BANDS.length)
+/**
+ * A figure per storage class: names as storageClassName keeps them, at most MAX_STORAGE_CLASSES and
+ * `_other`. additionalProperties false: without it a key the pattern misses (one with a newline)
+ * would pass with its value unchecked.
+ */
+const StorageClassMap = <T extends TSchema>(figure: T) =>
+  Type.Record(Type.String({ pattern: STORAGE_CLASS_PATTERN }), figure, {
+    additionalProperties: false,
+    maxProperties: MAX_STORAGE_CLASSES + 1,
+  })
+
+export const VersionUsageSchema = Type.Object({
+  /** Every version, delete markers included (MinIO's definition of the version total). */
+  versions: Count,
+  deleteMarkers: Count,
+  noncurrentBytes: Count,
+  /** Keys per MINIO_VERSION_RANGES entry. */
+  versionRanges: Counts(MINIO_VERSION_RANGES.length),
+  /**
+   * Noncurrent versions' bytes and count per AGE_BANDS band of how long they have been noncurrent:
+   * since their successor (the next newer entry of the key, a delete marker included) was written.
+   */
+  noncurrentAgeBytes: Type.Optional(AgeCounts),
+  noncurrentAgeVersions: Type.Optional(AgeCounts),
+  /** Keys whose only entry is a delete marker ("expired object delete markers"). */
+  expiredDeleteMarkers: Type.Optional(Count),
+})
+
+export const MultipartUsageSchema = Type.Object({
+  incomplete: Count,
+  /** Initiation time of the oldest incomplete upload; absent when none. */
+  oldestInitiatedSeconds: Type.Optional(StoreSeconds),
+  /** Bytes of the parts of the uploads that were sized (ListParts, a bounded number per bucket). */
+  bytes: Type.Optional(Count),
+  /** Uploads not sized: past the per-bucket bound, or gone before their parts were listed. */
+  unsized: Type.Optional(Count),
+  /** Uploads initiated more than MULTIPART_STALE_DAYS before the scan started, and their sized bytes. */
+  stale: Type.Optional(Count),
+  staleBytes: Type.Optional(Count),
+})
+
+/**
+ * What a source measured for one bucket, declared once: the type below and the state file's check
+ * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
+ * src/figures/, whose properties are spread in last). Optional parts are
+ * families the source cannot give.
+ */
+export const BucketUsageSchema = Type.Object({
+  /** Bytes of current objects (the latest version of each key, delete markers excluded). */
+  bytes: Count,
+  objects: Count,
+  /**
+   * Current objects per OBJECT_SIZE_BOUNDS slot (not cumulative); one count more than there are
+   * bounds, the last for sizes above the largest bound (+Inf). Its sum is `bytes`.
+   */
+  sizeHistogram: Type.Optional(Counts(OBJECT_SIZE_BOUNDS.length + 1)),
+  /** Current objects per MINIO_SIZE_RANGES entry (disjoint ranges, MinIO's aggregate not included). */
+  sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
+  /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
+  largestObjectBytes: Type.Optional(Count),
+  /** Last-modified times of the newest and oldest current object. */
+  newestModifiedSeconds: Type.Optional(StoreSeconds),
+  oldestModifiedSeconds: Type.Optional(StoreSeconds),
+  /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
+  ageBytes: Type.Optional(AgeCounts),
+  ageObjects: Type.Optional(AgeCounts),
+  /** Bytes of current objects per storage class (storage-classes.ts: the names and their bound). */
+  storageClassBytes: Type.Optional(StorageClassMap(Count)),
+  /** Bytes of current objects per storage class and AGE_BANDS band. */
+  storageClassAgeBytes: Type.Optional(StorageClassMap(AgeCounts)),
+  /** Present when versions were listed (SCAN_VERSIONS and a store that supports it). */
+  versions: Type.Optional(VersionUsageSchema),
+  /** Present when the store lists multipart uploads. */
+  multipart: Type.Optional(MultipartUsageSchema),
+  /** Present when the source knows a quota for the bucket. */
+  quotaBytes: Type.Optional(Count),
+  /**
+   * Entries below the bucket that could not be read and are not counted (fs: a path longer than
+   * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
+   */
+  unreadableEntries: Type.Optional(Count),
+  /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
+  prefixes: Type.Optional(PrefixFiguresSchema),
+  /** Ownership and settings (bucket-settings.ts), where the source knows them. */
+  settings: Type.Optional(BucketSettingsSchema),
+  /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
+  index: Type.Optional(BucketIndexSchema),
+  /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
+  usageLog: Type.Optional(UsageLogSchema),
+  /** The figures of src/figures/ (list.ts), each folder's properties. */
+  ...figureProperties({ Type, Count }),
+})

@@ -1,0 +1,78 @@
+import { figureInvariantProblem } from '../figures/assemble.js'
+import type { BucketUsage } from './bucket-usage.js'
+
+/*
+ * What the fold guarantees of a record's figures beyond each figure's bounds (bucket-usage.ts:
+ * every object adds its size to `bytes`, one count to `objects` and to one slot of each
+ * distribution, and is compared with the largest, newest and oldest). A stored record that breaks
+ * one (0 objects of 1 PB, a largest object larger than its bucket, the newest object older than
+ * the oldest) was not written by the fold: the state file's check refuses it, as it refuses a
+ * figure out of range. Each rule applies to the figures the record has (rgw's have no
+ * distributions).
+ */
+
+/** Why `usage` (each figure already within its bounds) cannot be what a fold gave, or undefined. */
+export function usageInvariantProblem(usage: BucketUsage): string | undefined {
+  const { bytes, objects } = usage
+  if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
+  const largest = usage.largestObjectBytes
+  if (largest !== undefined) {
+    if (largest > bytes)
+      return `/usage: the largest object (${largest} bytes) is larger than the bucket (${bytes})`
+    if (objects * largest < bytes)
+      return `/usage: ${objects} objects of at most ${largest} bytes cannot hold ${bytes} bytes`
+  }
+  const { newestModifiedSeconds: newest, oldestModifiedSeconds: oldest } = usage
+  if (newest !== undefined && oldest !== undefined && newest < oldest)
+    return `/usage: the newest object (${newest}) is older than the oldest (${oldest})`
+  return (
+    sumProblem(usage.sizeHistogram, objects, 'sizeHistogram', 'objects') ??
+    sumProblem(usage.sizeRanges, objects, 'sizeRanges', 'objects') ??
+    sumProblem(usage.ageObjects, objects, 'ageObjects', 'objects') ??
+    sumProblem(usage.ageBytes, bytes, 'ageBytes', 'bytes') ??
+    sumProblem(
+      usage.storageClassBytes && Object.values(usage.storageClassBytes),
+      bytes,
+      'storageClassBytes',
+      'bytes',
+    ) ??
+    versionProblem(usage.versions) ??
+    multipartProblem(usage.multipart) ??
+    figureInvariantProblem(usage)
+  )
+}
+
+function versionProblem(versions: BucketUsage['versions']): string | undefined {
+  if (versions === undefined) return undefined
+  if (versions.deleteMarkers > versions.versions)
+    return `/usage/versions: ${versions.deleteMarkers} delete markers among ${versions.versions} versions`
+  return sumProblem(
+    versions.noncurrentAgeBytes,
+    versions.noncurrentBytes,
+    'versions/noncurrentAgeBytes',
+    'versions/noncurrentBytes',
+  )
+}
+
+function multipartProblem(multipart: BucketUsage['multipart']): string | undefined {
+  if (multipart === undefined) return undefined
+  const { incomplete, stale, unsized, bytes, staleBytes } = multipart
+  if ((stale ?? 0) > incomplete || (unsized ?? 0) > incomplete)
+    return `/usage/multipart: more stale or unsized uploads than the ${incomplete} incomplete ones`
+  if (staleBytes !== undefined && bytes !== undefined && staleBytes > bytes)
+    return `/usage/multipart: stale uploads' ${staleBytes} bytes are more than all uploads' ${bytes}`
+  return undefined
+}
+
+/** A distribution whose slots do not add up to the figure they split. */
+function sumProblem(
+  slots: readonly number[] | undefined,
+  total: number,
+  name: string,
+  totalName: string,
+): string | undefined {
+  if (slots === undefined) return undefined
+  let sum = 0
+  for (const slot of slots) sum += slot
+  return sum === total ? undefined : `/usage/${name} adds up to ${sum}, not ${totalName} ${total}`
+}

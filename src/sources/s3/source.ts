@@ -1,0 +1,246 @@
+import type { S3Client } from '@aws-sdk/client-s3'
+import { ListBucketsCommand } from '@aws-sdk/client-s3'
+import type { Logger } from 'pino'
+import { withoutCredentials } from '../../config/url-credentials.js'
+import { UsageAccumulator, withTopPrefixes } from '../../record/bucket-usage.js'
+import { keyPrefix, type PrefixSettings } from '../../record/prefix-sketch.js'
+import { VersionListingFold } from '../../record/version-listing.js'
+import type { ListingSlots } from '../listings-in-flight.js'
+import { RequestCounter } from '../request-counter.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
+import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
+import { BucketSettingsReader } from './bucket-settings.js'
+import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import { IgnoredStarts } from './listing-order.js'
+import { measureMultipart } from './multipart.js'
+import { pages } from './pages.js'
+
+export interface S3SourceOptions extends S3ClientOptions {
+  /** List versions (ListObjectVersions) instead of current objects only. */
+  readonly scanVersions: boolean
+  /** Incomplete multipart uploads sized (ListParts) per bucket and scan. */
+  readonly multipartPartsMaxUploads?: number
+  /** An upload initiated at least this many days before the scan started is stale. */
+  readonly multipartStaleDays?: number
+  /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
+  readonly prefixes?: PrefixSettings | undefined
+  /** The `age` group: age bands of current objects, and per storage class (default true). */
+  readonly ages?: boolean
+  /**
+   * The `hidden` group (default true): noncurrent ages, expired delete markers, stale uploads and
+   * the bytes of incomplete uploads; off, no ListParts request is made.
+   */
+  readonly hidden?: boolean
+  /**
+   * Incomplete uploads listed (ListMultipartUploads), for the `multipart` group and `hidden`'s
+   * upload bytes (default true); off, the record has no multipart part and no request is made.
+   */
+  readonly uploads?: boolean
+  /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
+  readonly bucketSettings?: boolean
+  readonly tagLabels?: ReadonlyMap<string, string>
+  /** S3_LIST_RANGES: key ranges one bucket's listing may be split into (below 2: never split). */
+  readonly listRanges?: number
+  readonly logger: Logger
+  readonly retry?: RetryPolicy
+}
+
+/** S3_LIST_RANGES's default. */
+const DEFAULT_LIST_RANGES = 32
+/** Pages a listing runs before it is split: shorter buckets cost no probe request. */
+const SPLIT_AFTER_PAGES = 2
+
+/**
+ * Any S3-compatible endpoint, through the AWS SDK. Each bucket is folded page by page from
+ * ListObjectsV2 (or ListObjectVersions with SCAN_VERSIONS), plus ListMultipartUploads (with the
+ * `multipart` or `hidden` group) and, with the
+ * `hidden` group, ListParts (multipart.ts). A store
+ * that answers NotImplemented to an optional call (s3rver, some gateways) is remembered as not
+ * supporting it (NotImplemented, or MethodNotAllowed as s3rver answers for versions): those
+ * families are omitted, one info line says so, the rest is still measured. The client and its
+ * answer checks are in client.ts, the paging and its guards in pages.ts.
+ */
+export function createS3Source(options: S3SourceOptions): UsageSource {
+  return new S3UsageSource(options)
+}
+
+type Optional = 'ListObjectVersions' | 'ListMultipartUploads' | 'ListParts'
+
+/** Defaults of MULTIPART_PARTS_MAX_UPLOADS and MULTIPART_STALE_DAYS. */
+const MULTIPART_PARTS_MAX_UPLOADS = 100
+const MULTIPART_STALE_DAYS = 7
+
+class S3UsageSource implements UsageSource {
+  readonly name = 's3'
+  readonly id: string
+  readonly #client: S3Client
+  readonly #options: S3SourceOptions
+  readonly #retry: RetryPolicy
+  readonly #unsupported = new Set<Optional>()
+  readonly #settings: BucketSettingsReader
+  readonly #ignoredStarts = new IgnoredStarts()
+  readonly requests = new RequestCounter('s3')
+
+  constructor(options: S3SourceOptions) {
+    this.#options = options
+    this.#retry = options.retry ?? DEFAULT_RETRY_POLICY
+    // Shown in logs and kept in the state file: never with user info from the URL.
+    this.id = `s3:${options.endpoint ? withoutCredentials(options.endpoint) : `aws/${options.region}`}`
+    this.#client = createCheckedClient({ ...options, counter: this.requests })
+    this.#settings = new BucketSettingsReader({
+      client: this.#client,
+      logger: options.logger,
+      retry: this.#retry,
+      settings: options.bucketSettings ?? false,
+      tagLabels: options.tagLabels ?? new Map(),
+    })
+  }
+
+  async beginScan(options: { signal: AbortSignal; fixedBuckets?: readonly string[]; startedMs?: number }) {
+    const startedMs = options.startedMs ?? Date.now()
+    const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    const round: ScanRound = {
+      buckets,
+      measure: (bucket, bucketSignal, slots) => this.#measure(bucket, bucketSignal, startedMs, slots),
+    }
+    return round
+  }
+
+  async close(): Promise<void> {
+    this.#client.destroy()
+  }
+
+  async #listBuckets(signal: AbortSignal): Promise<string[]> {
+    const names: string[] = []
+    const listing = pages({
+      action: 'ListBuckets',
+      request: (token: string | undefined) =>
+        this.#send('ListBuckets', signal, (abortSignal) =>
+          this.#client.send(new ListBucketsCommand({ MaxBuckets: 10_000, ContinuationToken: token }), {
+            abortSignal,
+          }),
+        ),
+      // An empty account still answers <Buckets/> (and its Owner); neither means no listing at all.
+      truncated: (page) =>
+        page.Buckets === undefined && page.Owner === undefined ? undefined : Boolean(page.ContinuationToken),
+      next: (page) => page.ContinuationToken,
+    })
+    for await (const page of listing)
+      for (const bucket of page.Buckets ?? []) if (bucket.Name) names.push(bucket.Name)
+    return names
+  }
+
+  async #measure(
+    bucket: string,
+    signal: AbortSignal,
+    startedMs: number,
+    slots: ListingSlots | undefined,
+  ): Promise<BucketUsage> {
+    let usage: BucketUsage | undefined
+    if (this.#options.scanVersions) {
+      usage = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
+        this.#foldVersions(bucket, signal, startedMs, slots),
+      )
+    }
+    usage ??= await this.#foldCurrent(bucket, signal, startedMs, slots)
+    if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
+    const multipart =
+      this.#options.uploads === false
+        ? undefined
+        : await this.#optional('ListMultipartUploads', bucket, 'multipart families omitted', () =>
+            measureMultipart({
+              client: this.#client,
+              bucket,
+              signal,
+              send: (action, callSignal, call) => this.#send(action, callSignal, call),
+              startedMs,
+              maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
+              staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
+              hidden: this.#options.hidden ?? true,
+              listParts: !this.#unsupported.has('ListParts'),
+              onListPartsUnsupported: () =>
+                this.#noteUnsupported('ListParts', bucket, 'multipart byte families omitted'),
+            }),
+          )
+    const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
+    return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
+  }
+
+  /** Runs an optional call unless the store said it does not implement it; undefined when it does not. */
+  async #optional<T>(
+    operation: Optional,
+    bucket: string,
+    consequence: string,
+    call: () => Promise<T>,
+  ): Promise<T | undefined> {
+    if (this.#unsupported.has(operation)) return undefined
+    try {
+      return await call()
+    } catch (error) {
+      if (!(error instanceof SourceError && error.kind === 'unsupported')) throw error
+      this.#noteUnsupported(operation, bucket, consequence)
+      return undefined
+    }
+  }
+
+  /** Remembers that the store does not implement `operation`; says so once. */
+  #noteUnsupported(operation: Optional, bucket: string, consequence: string): void {
+    if (this.#unsupported.has(operation)) return
+    this.#unsupported.add(operation)
+    this.#options.logger.info({ operation, bucket }, `store does not implement ${operation}: ${consequence}`)
+  }
+
+  async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
+    return listCurrent(this.#listing(bucket, signal, slots), () => this.#accumulator(nowMs))
+  }
+
+  /**
+   * Versions come sorted by key, so one key's history is contiguous, but it may straddle pages:
+   * the fold (version-listing.ts) carries the page's last key (NextKeyMarker) into the next page.
+   * Memory is one page's entries per key range listed at once.
+   */
+  async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
+    const prefixes = this.#options.prefixes
+    return listVersions(
+      this.#listing(bucket, signal, slots),
+      () =>
+        new VersionListingFold({
+          storageClasses: true,
+          nowMs,
+          ages: this.#options.ages,
+          hidden: this.#options.hidden,
+          prefixTopK: prefixes?.topK,
+          prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
+        }),
+    )
+  }
+
+  #listing(bucket: string, signal: AbortSignal, slots: ListingSlots | undefined): BucketListing {
+    const maxRanges = this.#options.listRanges ?? DEFAULT_LIST_RANGES
+    return {
+      client: this.#client,
+      bucket,
+      signal,
+      slots,
+      split: { maxRanges, maxProbes: 2 * maxRanges, afterPages: SPLIT_AFTER_PAGES },
+      prefixes: this.#options.prefixes,
+      send: (action, callSignal, call) => this.#send(action, callSignal, call),
+      logger: this.#options.logger,
+      ignoredStarts: this.#ignoredStarts,
+    }
+  }
+
+  #accumulator(nowMs: number): UsageAccumulator {
+    return new UsageAccumulator({
+      storageClasses: true,
+      nowMs,
+      ages: this.#options.ages,
+      prefixTopK: this.#options.prefixes?.topK,
+    })
+  }
+
+  #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    return sendClassified(action, signal, this.#retry, call)
+  }
+}
