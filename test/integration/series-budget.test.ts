@@ -62,6 +62,10 @@ async function scrapeWith(
   }
 }
 
+/** Buckets of the generated snapshot with a count of empty objects: each has one more series. */
+const withEmptyObjects = () =>
+  generated.snapshot.buckets.filter((record) => record.usage?.emptyObjects !== undefined).length
+
 const perBucket = (parsed: ParsedExposition) =>
   parsed.samples.filter((sample) => sample.labels.bucket !== undefined)
 const bucketsOf = (parsed: ParsedExposition) =>
@@ -76,7 +80,8 @@ let full: ParsedExposition
 test('defaults: every bucket, the groups from before "where the bytes went" (some 500,000 series)', async () => {
   full = (await scrapeWith({})).parsed
   assert.equal(bucketsOf(full).size, BUCKETS)
-  assert.equal(perBucket(full).length, 510_771)
+  // 510,771 before bucket_empty_objects, one more series for each bucket that counts them.
+  assert.equal(perBucket(full).length, 510_771 + withEmptyObjects())
   assert.ok(!full.samples.some((sample) => sample.name.startsWith('objstore_exporter_series')))
   const optIn = new Set(
     Object.values(usageCollectorFamilies)
@@ -95,7 +100,7 @@ test('defaults: every bucket, the groups from before "where the bytes went" (som
 test('BUCKET_METRICS=all: every group (some 1,000,000 series at 10,000 buckets)', async () => {
   const { parsed } = await scrapeWith({ BUCKET_METRICS: 'all' })
   assert.equal(bucketsOf(parsed).size, BUCKETS)
-  assert.equal(perBucket(parsed).length, 1_010_859)
+  assert.equal(perBucket(parsed).length, 1_010_859 + withEmptyObjects())
   assert.deepEqual(clusterOf(parsed), clusterOf(full))
 })
 
@@ -136,10 +141,18 @@ test('BUCKETS_TOP_N=100: 100 buckets and _other; the sums and cluster totals unc
     2 +
     (record.lastSuccessSeconds !== undefined ? 1 : 0) +
     (record.usage?.unreadableEntries !== undefined ? 1 : 0)
-  const itemised = largest.reduce((total, record) => total + 2 + 11 + histogram + 1 + scanHealth(record), 0)
+  const empty = (record: BucketRecord) => (record.usage?.emptyObjects !== undefined ? 1 : 0)
+  const itemised = largest.reduce(
+    (total, record) => total + 2 + 11 + histogram + 1 + empty(record) + scanHealth(record),
+    0,
+  )
   const rest = generated.snapshot.buckets.filter((record) => !largest.includes(record))
   const other =
-    2 + 11 + histogram + (rest.some((record) => record.usage?.unreadableEntries !== undefined) ? 1 : 0)
+    2 +
+    11 +
+    histogram +
+    (rest.some((record) => record.usage?.emptyObjects !== undefined) ? 1 : 0) +
+    (rest.some((record) => record.usage?.unreadableEntries !== undefined) ? 1 : 0)
   assert.equal(perBucket(parsed).length, itemised + other)
 })
 
