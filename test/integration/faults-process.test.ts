@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { SECURITY_HEADERS } from '../../src/server/plugins/security-headers.js'
 import { loadState } from '../../src/snapshot/state-file.js'
 import { parseExposition, sampleValue } from '../support/exposition.js'
+import { waitForHttpOk } from '../support/http-ready.js'
 import { freePort, startExporterProcess } from '../support/process.js'
 import { startS3Gate } from '../support/s3-gate.js'
 import { type StoredBucket, startXmlStore } from '../support/s3-xml-store.js'
@@ -142,6 +143,8 @@ test('SIGTERM during a scan: exit 0 at once, the state file whole; a restart ser
   // A restart with the store unreachable serves the saved figures.
   await gate.refuse()
   const restarted = await startServingProcess(t, env, cwd)
+  // The state file loads after the server listens: ready once it is loaded, then it is served.
+  await waitForHttpOk(`${restarted.baseUrl}/readyz`, () => restarted.process.child.exitCode === null)
   const scrape = await restarted.scrape()
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'held' }), 1234)
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'other' }), 5)
