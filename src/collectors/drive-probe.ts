@@ -25,6 +25,8 @@ export type DriveState =
 interface PendingCall {
   readonly sinceMs: number
   readonly call: Promise<StatsFs>
+  /** A probe already waited the whole timeout for it (DRIVE_TIMEOUT_MS is one setting). */
+  timedOut?: boolean
 }
 
 /** What the probes of one drive met since the exporter started (MinIO's drive error counters). */
@@ -99,7 +101,9 @@ export class DriveProbe {
       this.#pending.set(path, pending)
     }
     const remainingMs = pending.sinceMs + timeoutMs - Date.now()
-    if (remainingMs <= 0) {
+    // A timer may fire a millisecond before Date.now says the time is up (libuv schedules from its
+    // cached loop time): once one probe timed out, the call is past its timeout for every probe.
+    if (remainingMs <= 0 || pending.timedOut) {
       // Stable text (no running clock in it), so the offline reason is logged once, not per scrape.
       this.#offline(path, true)
       return {
@@ -115,6 +119,7 @@ export class DriveProbe {
       const stats = await Promise.race([pending.call, timeout])
       // The call keeps its pool thread; it is reported as offline now.
       if (stats === 'timeout') {
+        pending.timedOut = true
         this.#offline(path, true)
         return { online: false, reason: `statfs did not return within ${timeoutMs} ms` }
       }
