@@ -4,7 +4,7 @@ import type { MetricSet } from '../metrics/metric-set.js'
 import { DriveProbe, type DriveState, type StatfsFunction } from './drive-probe.js'
 import type { Collector } from './types.js'
 
-/** Drive and cluster capacity (MinIO v2 names). */
+/** Drive and cluster capacity (MinIO v2 names where they are Prometheus', the others as options). */
 export const drivesFamilies = describe('drives', {
   node_drive_total_bytes: family(
     'gauge',
@@ -38,27 +38,35 @@ export const drivesFamilies = describe('drives', {
     ['drive'],
     'Whether the drive answered statfs in time (1) or not (0); the reason is logged.',
   ),
-  node_drive_errors_availability: family(
-    'untyped',
+  node_drive_availability_errors_total: family(
+    'counter',
     ['drive'],
-    "Probes that found the drive offline (statfs failed or did not return in time) since the exporter started; a counter under MinIO's name.",
+    'Probes that found the drive offline (statfs failed or did not return in time) since the exporter started.',
+    { minio: 'node_drive_errors_availability' },
   ),
-  node_drive_errors_timeout: family(
-    'untyped',
+  node_drive_timeout_errors_total: family(
+    'counter',
     ['drive'],
-    "Probes whose statfs did not return within DRIVE_TIMEOUT_MS since the exporter started; a counter under MinIO's name.",
+    'Probes whose statfs did not return within DRIVE_TIMEOUT_MS since the exporter started.',
+    { minio: 'node_drive_errors_timeout' },
   ),
   node_drive_io_waiting: family(
     'gauge',
     ['drive'],
     'statfs calls outstanding on the drive (0 or 1: the drive is asked once at a time).',
   ),
-  node_drive_online_total: family('untyped', [], 'Number of drives of this exporter online.'),
-  node_drive_offline_total: family('untyped', [], 'Number of drives of this exporter offline.'),
-  node_drive_total: family('untyped', [], 'Number of drives configured on this exporter (DRIVES).'),
-  cluster_drive_online_total: family('untyped', [], 'Number of drives online.'),
-  cluster_drive_offline_total: family('untyped', [], 'Number of drives offline.'),
-  cluster_drive_total: family('untyped', [], 'Number of configured drives.'),
+  node_drives_online: family('gauge', [], 'Drives of this exporter online.', {
+    minio: 'node_drive_online_total',
+  }),
+  node_drives_offline: family('gauge', [], 'Drives of this exporter offline.', {
+    minio: 'node_drive_offline_total',
+  }),
+  node_drives: family('gauge', [], 'Drives configured on this exporter (DRIVES).', {
+    minio: 'node_drive_total',
+  }),
+  cluster_drives_online: family('gauge', [], 'Drives online.', { minio: 'cluster_drive_online_total' }),
+  cluster_drives_offline: family('gauge', [], 'Drives offline.', { minio: 'cluster_drive_offline_total' }),
+  cluster_drives: family('gauge', [], 'Drives configured.', { minio: 'cluster_drive_total' }),
   cluster_capacity_raw_total_bytes: family('gauge', [], 'Sum of the total bytes of online drives.'),
   cluster_capacity_raw_free_bytes: family('gauge', [], 'Sum of the free bytes of online drives.'),
   cluster_capacity_usable_total_bytes: family(
@@ -123,8 +131,8 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         logTransition(drive, state)
         out.set('node_drive_online', { drive }, state.online ? 1 : 0)
         const errors = probe.errors(drive)
-        out.set('node_drive_errors_availability', { drive }, errors.availability)
-        out.set('node_drive_errors_timeout', { drive }, errors.timeout)
+        out.set('node_drive_availability_errors_total', { drive }, errors.availability)
+        out.set('node_drive_timeout_errors_total', { drive }, errors.timeout)
         out.set('node_drive_io_waiting', { drive }, probe.waiting(drive))
         if (!state.online) return
         const { capacity } = state
@@ -145,12 +153,12 @@ export function createDrivesCollector(options: DrivesCollectorOptions): Collecto
         }
       })
       // One exporter is one MinIO node: its drives are the cluster's.
-      out.set('node_drive_total', {}, options.drives.length)
-      out.set('node_drive_online_total', {}, online)
-      out.set('node_drive_offline_total', {}, options.drives.length - online)
-      out.set('cluster_drive_total', {}, options.drives.length)
-      out.set('cluster_drive_online_total', {}, online)
-      out.set('cluster_drive_offline_total', {}, options.drives.length - online)
+      out.set('node_drives', {}, options.drives.length)
+      out.set('node_drives_online', {}, online)
+      out.set('node_drives_offline', {}, options.drives.length - online)
+      out.set('cluster_drives', {}, options.drives.length)
+      out.set('cluster_drives_online', {}, online)
+      out.set('cluster_drives_offline', {}, options.drives.length - online)
       // No drive configured (a remote source without DRIVES): the capacity is unknown, not zero.
       if (options.drives.length === 0) return
       out.set('cluster_capacity_raw_total_bytes', {}, rawTotal)

@@ -16,8 +16,8 @@ export const prefixFamilies = describe('usage', {
     'Bytes of current objects per key prefix at PREFIX_DEPTH (fs: folders), the PREFIX_TOP_K largest; prefix="_other": the rest, "_root": keys with no PREFIX_DELIMITER. Rows sum to bucket_usage_total_bytes; see bucket_prefix_error_bytes.',
     'prefixes',
   ),
-  bucket_prefix_usage_object_total: family(
-    'untyped',
+  bucket_prefix_usage_objects: family(
+    'gauge',
     ['bucket', 'prefix'],
     'Current objects per key prefix, for the rows of bucket_prefix_usage_total_bytes; when bucket_prefix_error_bytes > 0, the objects counted while the prefix was tracked (a lower bound).',
     'prefixes',
@@ -48,7 +48,7 @@ export function writePrefixes(
   let objects = 0
   for (const row of figures.rows) {
     out.set('bucket_prefix_usage_total_bytes', { bucket: name, prefix: row.prefix }, row.bytes)
-    out.set('bucket_prefix_usage_object_total', { bucket: name, prefix: row.prefix }, row.objects)
+    out.set('bucket_prefix_usage_objects', { bucket: name, prefix: row.prefix }, row.objects)
     bytes += row.bytes
     objects += row.objects
   }
@@ -56,7 +56,7 @@ export function writePrefixes(
     // Never negative: tracked bytes sum to at most the bucket's (prefix-sketch.ts).
     const other = { bucket: name, prefix: OTHER_PREFIX }
     out.set('bucket_prefix_usage_total_bytes', other, Math.max(0, usage.bytes - bytes))
-    out.set('bucket_prefix_usage_object_total', other, Math.max(0, usage.objects - objects))
+    out.set('bucket_prefix_usage_objects', other, Math.max(0, usage.objects - objects))
   }
   out.set('bucket_prefix_truncated', { bucket: name }, figures.cut ? 1 : 0)
   out.set('bucket_prefix_error_bytes', { bucket: name }, figures.errorBytes)

@@ -134,7 +134,8 @@ export class CollectorRunner {
     } finally {
       clearTimeout(timer)
     }
-    return { collector, out, error, seconds: (performance.now() - started) / 1000 }
+    // Whole nanoseconds: a difference of two performance.now() readings carries binary noise.
+    return { collector, out, error, seconds: Math.round((performance.now() - started) * 1e6) / 1e9 }
   }
 
   #report(name: string, error: Error | undefined): void {

@@ -27,26 +27,28 @@ import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
 const usageFamilies = describe('usage', {
-  cluster_bucket_total: family('untyped', [], 'Number of buckets measured in the last usage snapshot.'),
+  cluster_buckets: family('gauge', [], 'Buckets measured in the last usage snapshot.', {
+    minio: 'cluster_bucket_total',
+  }),
   cluster_usage_total_bytes: family(
     'gauge',
     [],
     "Bytes of current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_total_bytes).",
   ),
-  cluster_usage_object_total: family(
-    'untyped',
+  cluster_usage_objects: family(
+    'gauge',
     [],
-    "Current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_object_total).",
+    "Current objects, summed over measured buckets (BUCKETS_SOURCE=rgw: RGW's rgw.main counters, see bucket_usage_objects).",
+    { minio: 'cluster_usage_object_total' },
   ),
-  cluster_usage_version_total: family(
-    'untyped',
-    [],
-    'Object versions, summed over buckets scanned with versions.',
-  ),
-  cluster_usage_deletemarker_total: family(
-    'untyped',
+  cluster_usage_versions: family('gauge', [], 'Object versions, summed over buckets scanned with versions.', {
+    minio: 'cluster_usage_version_total',
+  }),
+  cluster_usage_deletemarkers: family(
+    'gauge',
     [],
     'Delete markers, summed over buckets scanned with versions.',
+    { minio: 'cluster_usage_deletemarker_total' },
   ),
   cluster_objects_size_distribution: family(
     'gauge',
@@ -64,23 +66,26 @@ const usageFamilies = describe('usage', {
     "Bytes of current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main size counter, which also counts noncurrent versions and the parts of incomplete multipart uploads.",
     'usage',
   ),
-  bucket_usage_object_total: family(
-    'untyped',
+  bucket_usage_objects: family(
+    'gauge',
     ['bucket'],
     "Current objects in the bucket. BUCKETS_SOURCE=rgw: RGW's rgw.main object counter, which also counts noncurrent versions (not delete markers) and the parts of incomplete multipart uploads.",
     'usage',
+    { minio: 'bucket_usage_object_total' },
   ),
-  bucket_usage_version_total: family(
-    'untyped',
+  bucket_usage_versions: family(
+    'gauge',
     ['bucket'],
     'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
     'versions',
+    { minio: 'bucket_usage_version_total' },
   ),
-  bucket_usage_deletemarker_total: family(
-    'untyped',
+  bucket_usage_deletemarkers: family(
+    'gauge',
     ['bucket'],
     'Delete markers in the bucket (SCAN_VERSIONS).',
     'versions',
+    { minio: 'bucket_usage_deletemarker_total' },
   ),
   bucket_noncurrent_bytes: family(
     'gauge',
@@ -148,10 +153,11 @@ const usageFamilies = describe('usage', {
     'Initiation time of the oldest incomplete multipart upload, seconds since the epoch.',
     'multipart',
   ),
-  usage_last_activity_nano_seconds: family(
+  usage_snapshot_age_seconds: family(
     'gauge',
     [],
-    'Nanoseconds since the usage snapshot served was made (MinIO name).',
+    'Seconds since the usage snapshot served was made (time() - usage_last_scan_completed_timestamp_seconds, at the scrape).',
+    { minio: { name: 'usage_last_activity_nano_seconds', scale: 1e9 } },
   ),
 })
 
@@ -244,12 +250,12 @@ export function writeSnapshotTotals(
       out.set('cluster_objects_version_distribution', { range }, versionRanges[slot] ?? 0)
     })
   }
-  out.set('cluster_bucket_total', {}, totals.buckets)
+  out.set('cluster_buckets', {}, totals.buckets)
   out.set('cluster_usage_total_bytes', {}, totals.bytes)
-  out.set('cluster_usage_object_total', {}, totals.objects)
+  out.set('cluster_usage_objects', {}, totals.objects)
   if (totals.versioned) {
-    out.set('cluster_usage_version_total', {}, totals.versions)
-    out.set('cluster_usage_deletemarker_total', {}, totals.deleteMarkers)
+    out.set('cluster_usage_versions', {}, totals.versions)
+    out.set('cluster_usage_deletemarkers', {}, totals.deleteMarkers)
   }
   if (snapshot.users) writeUsers(out, snapshot.users)
 }
@@ -266,7 +272,7 @@ export function writeBucketSeries(out: Sink, record: BucketRecord): void {
 export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): void {
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
-  out.set('bucket_usage_object_total', bucket, usage.objects)
+  out.set('bucket_usage_objects', bucket, usage.objects)
   if (usage.sizeRanges) writeSizeRanges(out, name, usage.sizeRanges)
   if (usage.sizeHistogram) {
     let cumulative = 0
@@ -294,8 +300,8 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
   }
   if (usage.versions) {
-    out.set('bucket_usage_version_total', bucket, usage.versions.versions)
-    out.set('bucket_usage_deletemarker_total', bucket, usage.versions.deleteMarkers)
+    out.set('bucket_usage_versions', bucket, usage.versions.versions)
+    out.set('bucket_usage_deletemarkers', bucket, usage.versions.deleteMarkers)
     out.set('bucket_noncurrent_bytes', bucket, usage.versions.noncurrentBytes)
     MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
       out.set(

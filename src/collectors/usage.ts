@@ -41,7 +41,7 @@ export function createUsageCollector(options: UsageCollectorOptions): Collector<
         latest,
         options.graceMs ?? RENDERING_GRACE_MS,
       )
-      out.set('usage_last_activity_nano_seconds', {}, Math.max(0, now() - snapshot.completedAtMs) * 1e6)
+      out.set('usage_snapshot_age_seconds', {}, Math.max(0, now() - snapshot.completedAtMs) / 1000)
       out.attach(block)
     },
   }

@@ -14,8 +14,8 @@ export const userFamilies = describe('usage', {
     ['uid', 'tenant'],
     "Bytes the user's objects hold (rgw: the user's stats, size, what user quotas are enforced against; RGW refreshes them from its buckets' counters on its own schedule, so they may lag bucket_usage_total_bytes). tenant is empty for the default tenant.",
   ),
-  user_usage_object_total: family(
-    'untyped',
+  user_usage_objects: family(
+    'gauge',
     ['uid', 'tenant'],
     "Objects the user's buckets hold (rgw: the user's stats, num_objects; may lag as user_usage_total_bytes).",
   ),
@@ -41,7 +41,7 @@ export function writeUsers(out: MetricSink<typeof userFamilies>, scan: UserScan)
   for (const user of scan.users) {
     const labels = { uid: user.uid, tenant: user.tenant }
     out.set('user_usage_total_bytes', labels, user.bytes)
-    out.set('user_usage_object_total', labels, user.objects)
+    out.set('user_usage_objects', labels, user.objects)
     if (user.quotaMaxBytes !== undefined) out.set('user_quota_max_bytes', labels, user.quotaMaxBytes)
     if (user.quotaMaxObjects !== undefined) out.set('user_quota_max_objects', labels, user.quotaMaxObjects)
   }

@@ -4,8 +4,10 @@
  * `objstore`), with its type, label names and help. The declarations live next to the code that
  * emits them (src/collectors/*); the catalogue is their union (src/collectors/catalogue.ts).
  *
- * Names follow MinIO's v2 conventions where MinIO has the family, so `METRICS_NAMESPACE=minio`
- * gives MinIO-compatible names. Families MinIO lacks use Prometheus base units.
+ * Every family is declared under a conventional Prometheus name (base units, plural nouns for
+ * counts, `_total` only on counters). A family MinIO also has carries MinIO's v2 name as its
+ * `minio` option: under `METRICS_NAMESPACE=minio` the writer serves that name (exposedFamily), so
+ * MinIO's dashboards keep working; any other namespace gets the Prometheus name.
  */
 
 /**
@@ -13,12 +15,32 @@
  * go down as well as up: OpenMetrics says so (`gaugehistogram`, `_gsum`/`_gcount`); the classic
  * text format has no such type and gets a `histogram` (exposition/format.ts).
  *
- * `untyped` is used only for MinIO's count families whose names end in `_total` although they are
- * not counters (`cluster_drive_total`, `bucket_usage_object_total`, ...): keeping MinIO's names
- * keeps MinIO dashboards working, and declaring them untyped rather than gauge is what keeps
- * `promtool check metrics` clean (it rejects `_total` on gauges) without claiming counter semantics.
+ * No declaration is `untyped`: only a MinIO name served under `METRICS_NAMESPACE=minio` is
+ * (exposedType).
  */
-export type MetricType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram' | 'untyped'
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'gaugehistogram'
+
+/** The type a family is served with: its declared type, or `untyped` for some MinIO names. */
+type ExposedType = MetricType | 'untyped'
+
+/** The namespace under which families are served with their MinIO names. */
+const MINIO_NAMESPACE = 'minio'
+
+/**
+ * A family's name in MinIO's v2 metrics, without the namespace, served under
+ * `METRICS_NAMESPACE=minio`. `scale`: what the value is multiplied by for MinIO's unit (1e9: MinIO
+ * counts nanoseconds where the family counts seconds).
+ */
+interface MinioName {
+  readonly name: string
+  readonly scale?: number
+}
+
+/** What `family(...)` takes after its help (and its `BUCKET_METRICS` group). */
+interface FamilyOptions {
+  /** MinIO's v2 name for the family (a string, or a name and a unit scale). */
+  readonly minio?: string | MinioName
+}
 
 /** Which part of the exporter emits a family (for docs and for grouping). */
 export type FamilyGroup = 'drives' | 'usage' | 'scanner' | 'prices' | 'exporter' | 'logger' | 'test'
@@ -35,6 +57,8 @@ interface FamilyDefinition {
    * switches the family on or off. Required by `family(...)` for them, so none can miss it.
    */
   readonly bucketGroup?: string
+  /** MinIO's v2 name, served under `METRICS_NAMESPACE=minio` (FamilyOptions). */
+  readonly minio?: MinioName
 }
 
 /** Families by name; the declaration order is the exposition order. */
@@ -45,26 +69,40 @@ interface Shape<T extends MetricType, L extends readonly string[]> {
   readonly labels: L
   readonly help: string
   readonly bucketGroup?: string
+  readonly minio?: MinioName
 }
 
-/** A family with a `bucket` label must name its `BUCKET_METRICS` group; others take none. */
-type BucketGroupArgument<L extends readonly string[]> = 'bucket' extends L[number]
-  ? [bucketGroup: string]
-  : []
+/**
+ * A family with a `bucket` label must name its `BUCKET_METRICS` group; others take none. Either
+ * may end with its options.
+ */
+type RestArguments<L extends readonly string[]> = 'bucket' extends L[number]
+  ? [bucketGroup: string, options?: FamilyOptions]
+  : [options?: FamilyOptions]
 
 /**
  * One family's type, label names and help; its name is its key in `describe`. A per-bucket
  * family (a `bucket` label) also names its `BUCKET_METRICS` group (`usage`, `sizes`, ...): a
- * lowercase word, the switch operators turn it off with; omitting it fails to typecheck.
+ * lowercase word, the switch operators turn it off with; omitting it fails to typecheck. The
+ * options last: `{ minio: 'bucket_usage_object_total' }`, MinIO's name for the family.
  */
 export function family<const T extends MetricType, const L extends readonly string[]>(
   type: T,
   labels: L,
   help: string,
-  ...bucketGroup: BucketGroupArgument<L>
+  ...rest: RestArguments<L>
 ): Shape<T, L> {
-  const [group] = bucketGroup as readonly (string | undefined)[]
-  return group === undefined ? { type, labels, help } : { type, labels, help, bucketGroup: group }
+  const [first, second] = rest as readonly (string | FamilyOptions | undefined)[]
+  const group = typeof first === 'string' ? first : undefined
+  const options = typeof first === 'object' ? first : typeof second === 'object' ? second : undefined
+  const minio = typeof options?.minio === 'string' ? { name: options.minio } : options?.minio
+  return {
+    type,
+    labels,
+    help,
+    ...(group === undefined ? {} : { bucketGroup: group }),
+    ...(minio === undefined ? {} : { minio }),
+  }
 }
 
 /** A collector's declaration: each shape given its key as name, and the group that emits it. */
@@ -132,8 +170,72 @@ export function isHistogram(type: MetricType): type is 'histogram' | 'gaugehisto
 export type HistogramName<F extends Families> = FamilyNameOfType<F, 'histogram' | 'gaugehistogram'>
 
 /** Families that take set(): every type but the histograms. */
-export type SettableName<F extends Families> = FamilyNameOfType<F, 'gauge' | 'counter' | 'untyped'>
+export type SettableName<F extends Families> = FamilyNameOfType<F, 'gauge' | 'counter'>
 
 export function fullName(namespace: string, name: string): string {
   return `${namespace}_${name}`
 }
+
+/** A family as served under a namespace: its full name, its type, and the scale of its values. */
+export interface ExposedFamily {
+  readonly name: string
+  readonly type: ExposedType
+  /** What each value is multiplied by (1: as written). */
+  readonly scale: number
+}
+
+/**
+ * How a family is served under `namespace`: under `minio`, a family with a MinIO name gets that
+ * name (and MinIO's unit); every other family, and every family under any other namespace, its
+ * Prometheus name and declared type.
+ */
+export function exposedFamily(
+  namespace: string,
+  definition: Pick<FamilyDefinition, 'name' | 'type' | 'minio'>,
+): ExposedFamily {
+  const minio = namespace === MINIO_NAMESPACE ? definition.minio : undefined
+  if (minio === undefined)
+    return { name: fullName(namespace, definition.name), type: definition.type, scale: 1 }
+  return {
+    name: fullName(namespace, minio.name),
+    type: exposedType(definition.type, minio.name),
+    scale: minio.scale ?? 1,
+  }
+}
+
+/**
+ * The type a MinIO name is served with: `untyped` where the real type and the name disagree by
+ * Prometheus' rules (a count named `_total` that is no counter, `cluster_drive_total`; a counter
+ * without `_total`, `node_drive_errors_timeout`), which `promtool check metrics` would reject and
+ * an OpenMetrics reader would misread; the declared type otherwise.
+ */
+function exposedType(type: MetricType, name: string): ExposedType {
+  const total = name.endsWith('_total')
+  if (type === 'counter') return total ? type : 'untyped'
+  return total && type === 'gauge' ? 'untyped' : type
+}
+
+/**
+ * Each family of `declared` as served under `namespace`, resolved once per declaration and
+ * namespace (a writer is made per scrape and per snapshot; names are not built per series).
+ */
+export function exposedFamilies(namespace: string, declared: Families): ReadonlyMap<string, ExposedFamily> {
+  let byNamespace = resolved.get(declared)
+  if (byNamespace === undefined) {
+    byNamespace = new Map()
+    resolved.set(declared, byNamespace)
+  }
+  let families = byNamespace.get(namespace)
+  if (families === undefined) {
+    // Bounded: a process serves one namespace; only tests use a few.
+    if (byNamespace.size >= NAMESPACES_KEPT) byNamespace.clear()
+    families = new Map(
+      Object.entries(declared).map(([key, definition]) => [key, exposedFamily(namespace, definition)]),
+    )
+    byNamespace.set(namespace, families)
+  }
+  return families
+}
+
+const NAMESPACES_KEPT = 8
+const resolved = new WeakMap<Families, Map<string, ReadonlyMap<string, ExposedFamily>>>()

@@ -189,7 +189,7 @@ async function measure(
   options: ScanRoundOptions,
 ): Promise<Outcome> {
   const started = performance.now()
-  const seconds = () => (performance.now() - started) / 1000
+  const seconds = () => Math.round((performance.now() - started) * 1e6) / 1e9 // whole ns, not binary noise
   try {
     const usage = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
       round.measure(bucket, signal, slots),

@@ -330,8 +330,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test('drive and cluster capacity: the figures statfs gives, two of three drives online, parity 1', async () => {
     const fs = target('fs').proxy.scrapes.at(-1) as ParsedExposition
-    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drive_online_total`, {}), 2)
-    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drive_offline_total`, {}), 1)
+    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drives_online`, {}), 2)
+    assert.equal(valueIn(fs, `${NAMESPACE}_cluster_drives_offline`, {}), 1)
     assert.equal(valueIn(fs, `${NAMESPACE}_node_drive_online`, { drive: missingDrive }), 0)
     const rawTotal = valueIn(fs, `${NAMESPACE}_cluster_capacity_raw_total_bytes`, {})
     assert.equal(
@@ -359,7 +359,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       versioned: 100,
       capped: 4096,
     })
-    assert.deepEqual(await figures('bucket_usage_object_total'), {
+    assert.deepEqual(await figures('bucket_usage_objects'), {
       logs: 3,
       'db-backups': 1,
       photos: 3,
@@ -374,8 +374,8 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     })
     // s3rver stamps objects when they are written, during this test's set-up.
     assert.ok(Math.abs((photosNewest ?? 0) - startedSeconds) < 600, `photos newest ${photosNewest}`)
-    assert.deepEqual(await figures('bucket_usage_version_total'), { versioned: 4 })
-    assert.deepEqual(await figures('bucket_usage_deletemarker_total'), { versioned: 1 })
+    assert.deepEqual(await figures('bucket_usage_versions'), { versioned: 4 })
+    assert.deepEqual(await figures('bucket_usage_deletemarkers'), { versioned: 1 })
     assert.deepEqual(await figures('bucket_noncurrent_bytes'), { versioned: 80 })
     assert.deepEqual(await figures('bucket_multipart_uploads_incomplete'), { versioned: 2, capped: 0 })
     assert.deepEqual(await figures('bucket_quota_total_bytes'), { capped: 64 * MiB })
@@ -435,7 +435,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.ok((hits ?? 0) >= 1, `hits ${hits}`)
     assert.deepEqual(await prometheus.query(`{source_kind="budget", bucket!=""}`), [], 'no series of photos')
     // The cluster totals are never cut: s3rver's photos, 3 objects.
-    assert.deepEqual(await value('cluster_usage_object_total'), [3])
+    assert.deepEqual(await value('cluster_usage_objects'), [3])
   })
 
   test('every alert and recording rule of config/alerts.yml evaluates without error on real series', async () => {

@@ -145,7 +145,7 @@ describe('JSON API', () => {
       )
       assert.equal(
         bucket.objects,
-        sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: bucket.name }),
+        sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: bucket.name }),
       )
     }
     assert.deepEqual(answer.totals, { buckets: 3, bytes: 5650, objects: 9 })

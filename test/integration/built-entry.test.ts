@@ -107,7 +107,7 @@ describe('the built entry (npm run build)', { timeout: 10 * 60_000 }, () => {
     // The walk (walk-worker.js) and the render (usage-render-worker.js) ran from the bundle.
     const scrape = await serving.scrape({ 'Accept-Encoding': 'gzip' })
     assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }), 1300)
-    assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
+    assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 2)
     // Which walk ran is logged once, at the first scan. CI has a compiler (.ci/run installs one), so
     // there the bundle's walk must be the native one (native/fswalk.c beside it as fswalk.node).
     const walkers = serving.logs().filter((line) => String(line.msg).startsWith('fs walk: '))

@@ -133,8 +133,8 @@ describe('objstore-exporter command line on fs', () => {
     assert.equal(promtoolCheckMetrics(text), '')
     const parsed = parseExposition(text)
     assert.equal(sampleValue(parsed, 'objstore_bucket_usage_total_bytes', { bucket: 'photos' }), 1_502_048)
-    assert.equal(sampleValue(parsed, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
-    assert.equal(sampleValue(parsed, 'objstore_cluster_bucket_total', {}), 2)
+    assert.equal(sampleValue(parsed, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 2)
+    assert.equal(sampleValue(parsed, 'objstore_cluster_buckets', {}), 2)
     // Named as /metrics names them: MinIO's namespace and server label when configured.
     const minio = await runCommand(
       ['scan', '--once', '--format', 'prometheus'],
@@ -183,7 +183,7 @@ describe('objstore-exporter command line on fs', () => {
       assert.equal(plain.names.has(name), false, name)
     const usage = await families('usage')
     assert.equal(usage.names.has('objstore_bucket_objects_size_distribution'), false)
-    assert.equal(sampleValue(usage.parsed, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 2)
+    assert.equal(sampleValue(usage.parsed, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 2)
     const named = await families('default,age,prefixes')
     assert.equal(
       sampleValue(named.parsed, 'objstore_bucket_age_bytes', { bucket: 'photos', age: 'lt_1d' }),

@@ -34,23 +34,23 @@ test('each drive of an ellipsis pattern is reported, a missing one offline, clus
     scrape.samples.filter((sample) => sample.labels.drive === missing).map((sample) => sample.name),
     [
       'objstore_node_drive_online',
-      'objstore_node_drive_errors_availability',
-      'objstore_node_drive_errors_timeout',
+      'objstore_node_drive_availability_errors_total',
+      'objstore_node_drive_timeout_errors_total',
       'objstore_node_drive_io_waiting',
     ],
     'an offline drive has no capacity samples, only its state and error counters',
   )
   // MinIO's per-drive counters: the failed statfs counts, no timeout, nothing left waiting.
-  assert.equal(sampleValue(scrape, 'objstore_node_drive_errors_availability', { drive: missing }), 1)
-  assert.equal(sampleValue(scrape, 'objstore_node_drive_errors_timeout', { drive: missing }), 0)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_availability_errors_total', { drive: missing }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_node_drive_timeout_errors_total', { drive: missing }), 0)
   assert.equal(sampleValue(scrape, 'objstore_node_drive_io_waiting', { drive: missing }), 0)
   // One exporter is one MinIO node: the node's drive counts are the cluster's.
-  assert.equal(sampleValue(scrape, 'objstore_node_drive_total'), 4)
-  assert.equal(sampleValue(scrape, 'objstore_node_drive_online_total'), 3)
-  assert.equal(sampleValue(scrape, 'objstore_node_drive_offline_total'), 1)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_total'), 4)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_online_total'), 3)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_offline_total'), 1)
+  assert.equal(sampleValue(scrape, 'objstore_node_drives'), 4)
+  assert.equal(sampleValue(scrape, 'objstore_node_drives_online'), 3)
+  assert.equal(sampleValue(scrape, 'objstore_node_drives_offline'), 1)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives'), 4)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives_online'), 3)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives_offline'), 1)
   const rawTotal = sampleValue(scrape, 'objstore_cluster_capacity_raw_total_bytes')
   assert.equal(rawTotal, 3 * expected.totalBytes)
   // 4 drives with 1 parity: 3/4 of raw is usable.
@@ -90,7 +90,7 @@ test('a stuck drive is offline while the others answer, and the scrape does not 
     assert.equal(sampleValue(scrape, 'objstore_scrape_collector_success', { collector: 'drives' }), 1)
     // MinIO's timeout counter counts each probe that gave up; its one call is still waiting.
     assert.equal(
-      sampleValue(scrape, 'objstore_node_drive_errors_timeout', { drive: stuck }),
+      sampleValue(scrape, 'objstore_node_drive_timeout_errors_total', { drive: stuck }),
       scrapeNumber + 1,
     )
     assert.equal(sampleValue(scrape, 'objstore_node_drive_io_waiting', { drive: stuck }), 1)

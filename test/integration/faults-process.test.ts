@@ -76,7 +76,7 @@ function assertWholeAnswer(result: Attempt, { closing = false } = {}): void {
   }
   assert.equal(result.status, 200, result.body)
   const scrape = parseExposition(result.body)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_total'), 1, 'a whole exposition')
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives'), 1, 'a whole exposition')
   assert.ok(result.body.endsWith('\n'))
 }
 
@@ -297,7 +297,7 @@ test('a scrape storm while a scan runs: whole answers or 503s, memory bounded, t
     return result.kind === 'answered' && result.status === 200
   })
   const scrape = await exporter.scrape()
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'big' }), keys)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'big' }), keys)
   assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'big' }), 1)
   await assertCleanExit(exporter)
 })

@@ -98,7 +98,7 @@ test('s3 source: no drive of this host, no ./data, one start-up line, scan summa
     )
   }
   // The drive counts say there are none.
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_total', {}), 0)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives', {}), 0)
   const started = sampleValue(scrape, 'objstore_usage_last_scan_started_timestamp_seconds', {})
   const completed = sampleValue(scrape, 'objstore_usage_last_scan_completed_timestamp_seconds', {})
   const duration = sampleValue(scrape, 'objstore_usage_last_scan_duration_seconds', {})
@@ -130,7 +130,7 @@ test('fs source: DRIVES empty means DATA_DIR, created, its filesystem reported',
   assert.deepEqual(listening?.drives, ['./data'])
   assert.equal(await exists(join(cwd, 'data')), true)
   const scrape = await serving.scrape()
-  assert.equal(sampleValue(scrape, 'objstore_cluster_drive_total', {}), 1)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_drives', {}), 1)
   assert.ok(sampleValue(scrape, 'objstore_cluster_capacity_raw_total_bytes', {}) > 0)
   assert.equal(await serving.stop(), 0)
 })

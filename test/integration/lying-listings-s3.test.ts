@@ -76,7 +76,7 @@ async function storeAndExporter(
 function figures(scrape: ParsedExposition, bucket: string) {
   return {
     success: sampleValue(scrape, 'objstore_bucket_scan_success', { bucket }),
-    objects: sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket }),
+    objects: sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket }),
     bytes: sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket }),
   }
 }
@@ -121,7 +121,7 @@ test('versions: a store ignoring a KeyMarker without a VersionIdMarker is listed
   )
   const scrape = await exporter.scrape()
   assert.deepEqual(figures(scrape, 'versions'), { success: 1, objects: 6_000, bytes: 6_000 * SIZE })
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_version_total', { bucket: 'versions' }), 6_000)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_versions', { bucket: 'versions' }), 6_000)
   const notes = exporter.logs.lines.filter((line) => /ignores/.test(String(line.msg)))
   assert.equal(notes.length, 1, JSON.stringify(notes))
   assert.match(String(notes[0]?.msg), /^store ignores KeyMarker: buckets are listed page after page/)

@@ -43,7 +43,7 @@ function sampleOf(text: string, name: string): number {
 }
 
 /** The snapshot's age: it drops when a new snapshot is published. */
-const snapshotAge = (text: string) => sampleOf(text, 'objstore_usage_last_activity_nano_seconds')
+const snapshotAge = (text: string) => sampleOf(text, 'objstore_usage_snapshot_age_seconds')
 
 /** What the exporter's heap and buffers hold (its own runtime families): live memory, no allocator. */
 const liveBytes = (text: string) =>

@@ -188,10 +188,7 @@ function s3PrefixTests(): void {
       })
       t.after(() => exporter.close())
       const scrape = await exporter.scrape()
-      assert.equal(
-        sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'nested' }),
-        nested.length,
-      )
+      assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'nested' }), nested.length)
       assertPrefixRows(scrape, 'nested', nested, { depth, delimiter: '/', topK })
       assert.equal(expectedPrefixRows(nested, { depth, delimiter: '/', topK }).truncated, true)
       const skip = promtoolSkipReason()

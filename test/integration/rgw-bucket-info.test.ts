@@ -267,10 +267,7 @@ describe('bucket_info and bucket_tag_info against Ceph RGW', { timeout: 10 * 60_
     )
     // The users are there: alice, bob of acme, the tests' admin user, each with its figures.
     assert.equal(findSamples(rgwScrape, 'objstore_user_usage_total_bytes').length, 3)
-    assert.equal(
-      sampleValue(rgwScrape, 'objstore_user_usage_object_total', { uid: 'bob', tenant: 'acme' }),
-      0,
-    )
+    assert.equal(sampleValue(rgwScrape, 'objstore_user_usage_objects', { uid: 'bob', tenant: 'acme' }), 0)
   })
 
   it('promtool check metrics is clean on both scrapes (settings, tags, index fill)', (t) => {

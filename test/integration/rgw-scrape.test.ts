@@ -63,7 +63,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
   describe('BUCKETS_SOURCE=rgw (admin API counters)', () => {
     it('reports every bucket and the source up', () => {
       assert.equal(value(rgwScrape, 'source_up', { source: 'rgw' }), 1)
-      assert.equal(value(rgwScrape, 'cluster_bucket_total'), writer.buckets.size)
+      assert.equal(value(rgwScrape, 'cluster_buckets'), writer.buckets.size)
       for (const name of writer.buckets.keys()) {
         assert.equal(value(rgwScrape, 'bucket_scan_success', { bucket: name }), 1, name)
       }
@@ -83,7 +83,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
 
     it('equals the s3 source where listing and counters agree: unversioned, no incomplete uploads', () => {
       for (const name of ['plain', 'many-keys', 'empty']) {
-        for (const family of ['bucket_usage_total_bytes', 'bucket_usage_object_total']) {
+        for (const family of ['bucket_usage_total_bytes', 'bucket_usage_objects']) {
           assert.equal(
             value(rgwScrape, family, { bucket: name }),
             value(s3Scrape, family, { bucket: name }),
@@ -99,19 +99,17 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
         const s3Bytes = value(s3Scrape, 'bucket_usage_total_bytes', labels)
         const s3Noncurrent = value(s3Scrape, 'bucket_noncurrent_bytes', labels)
         const s3NoncurrentVersions =
-          value(s3Scrape, 'bucket_usage_version_total', labels) -
-          value(s3Scrape, 'bucket_usage_deletemarker_total', labels) -
-          value(s3Scrape, 'bucket_usage_object_total', labels)
+          value(s3Scrape, 'bucket_usage_versions', labels) -
+          value(s3Scrape, 'bucket_usage_deletemarkers', labels) -
+          value(s3Scrape, 'bucket_usage_objects', labels)
         assert.equal(
           value(rgwScrape, 'bucket_usage_total_bytes', labels),
           s3Bytes + s3Noncurrent + bucket.incompletePartBytes,
           `${name} bytes`,
         )
         assert.equal(
-          value(rgwScrape, 'bucket_usage_object_total', labels),
-          value(s3Scrape, 'bucket_usage_object_total', labels) +
-            s3NoncurrentVersions +
-            bucket.incompleteParts,
+          value(rgwScrape, 'bucket_usage_objects', labels),
+          value(s3Scrape, 'bucket_usage_objects', labels) + s3NoncurrentVersions + bucket.incompleteParts,
           `${name} objects`,
         )
         assert.equal(
@@ -135,8 +133,8 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
         'bucket_newest_object_timestamp_seconds',
         'bucket_oldest_object_timestamp_seconds',
         'bucket_storage_class_bytes',
-        'bucket_usage_version_total',
-        'bucket_usage_deletemarker_total',
+        'bucket_usage_versions',
+        'bucket_usage_deletemarkers',
         'bucket_noncurrent_bytes',
         'bucket_multipart_oldest_initiated_timestamp_seconds',
       ]) {
@@ -147,7 +145,7 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
 
     it("says in HELP where the rgw source's numbers come from", () => {
       assert.match(rgwScrape.help.get('objstore_bucket_usage_total_bytes') ?? '', /rgw/i)
-      assert.match(rgwScrape.help.get('objstore_bucket_usage_object_total') ?? '', /rgw/i)
+      assert.match(rgwScrape.help.get('objstore_bucket_usage_objects') ?? '', /rgw/i)
     })
   })
 
@@ -222,13 +220,13 @@ describe('exporter scrape against Ceph RGW', { timeout: 15 * 60_000 }, () => {
       await running.exporter.scanner.scanNow()
       const scrape = await running.scrape()
       assert.equal(value(scrape, 'bucket_usage_total_bytes', { bucket: 'newcomer' }), 42)
-      assert.equal(value(scrape, 'bucket_usage_object_total', { bucket: 'newcomer' }), 1)
+      assert.equal(value(scrape, 'bucket_usage_objects', { bucket: 'newcomer' }), 1)
       assert.equal(
         scrape.samples.some((sample) => sample.labels.bucket === 'empty'),
         false,
         'no series left for the deleted bucket',
       )
-      assert.equal(value(scrape, 'cluster_bucket_total'), writer.buckets.size)
+      assert.equal(value(scrape, 'cluster_buckets'), writer.buckets.size)
     }
   })
 })

@@ -109,11 +109,11 @@ describe('RGW users and usage log against Ceph RGW', { timeout: 10 * 60_000 }, (
     const of = (name: string, user: RgwUser) =>
       sampleValue(scrape, `objstore_${name}`, { uid: user.uid, tenant: user.tenant })
     assert.equal(of('user_usage_total_bytes', alice), 1300)
-    assert.equal(of('user_usage_object_total', alice), 2)
+    assert.equal(of('user_usage_objects', alice), 2)
     assert.equal(of('user_quota_max_bytes', alice), QUOTA_BYTES_AS_RGW_KEEPS_IT)
     assert.equal(of('user_quota_max_objects', alice), 50)
     assert.equal(of('user_usage_total_bytes', bob), 777)
-    assert.equal(of('user_usage_object_total', bob), 1)
+    assert.equal(of('user_usage_objects', bob), 1)
     assert.equal(bob.tenant, 'acme')
     // Not 0, not -1: absent.
     assert.equal(findSamples(scrape, 'objstore_user_quota_max_bytes', { uid: 'bob' }).length, 0)
@@ -173,7 +173,7 @@ describe('RGW users and usage log against Ceph RGW', { timeout: 10 * 60_000 }, (
     const scrape = await scanAndScrape(await start({ RGW_USER_METRICS: 'false' }))
     for (const family of [
       'user_usage_total_bytes',
-      'user_usage_object_total',
+      'user_usage_objects',
       'user_quota_max_bytes',
       'users_omitted',
     ])

@@ -148,7 +148,7 @@ describe('where the bytes went, against Ceph RGW', { timeout: 10 * 60_000 }, () 
     assert.deepEqual(byLabel(scrape, 'bucket_noncurrent_age_versions', 'age'), { lt_7d: 1, lt_1d: 2 })
     assert.equal(single(scrape, 'bucket_noncurrent_bytes'), 7000)
     assert.equal(single(scrape, 'bucket_expired_deletemarkers'), 1, 'never-there; gone.bin has a version')
-    assert.equal(single(scrape, 'bucket_usage_deletemarker_total'), 2)
+    assert.equal(single(scrape, 'bucket_usage_deletemarkers'), 2)
     // Nothing here is stale yet; two of three uploads sized (MULTIPART_PARTS_MAX_UPLOADS=2).
     assert.equal(single(scrape, 'bucket_multipart_uploads_incomplete'), 3)
     assert.equal(single(scrape, 'bucket_multipart_uploads_incomplete_bytes'), 5 * MiB + 1000 + 4321)

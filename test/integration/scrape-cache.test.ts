@@ -110,7 +110,7 @@ test('scrapes serve the snapshot exactly as prom-client renders it, in both form
     assert.deepEqual(snapshotContent(scrape.parsed, 'objstore'), reference[scrape.format], scrape.label)
     assert.deepEqual(bucketsIn(scrape.parsed), [...names].sort(), scrape.label)
     // What changes with time is still rendered per scrape.
-    assert.ok(sampleValue(scrape.parsed, 'objstore_usage_last_activity_nano_seconds') >= 0, scrape.label)
+    assert.ok(sampleValue(scrape.parsed, 'objstore_usage_snapshot_age_seconds') >= 0, scrape.label)
   }
 })
 
@@ -142,7 +142,7 @@ test('a new snapshot replaces the cached rendering: a new bucket appears, a dele
 
   for (const scrape of await scrapeVariants(url)) {
     assert.deepEqual(bucketsIn(scrape.parsed), ['alpha', 'bravo', 'odd "name\\ ü'], scrape.label)
-    assert.equal(sampleValue(scrape.parsed, 'objstore_bucket_usage_object_total', { bucket: 'alpha' }), 2)
+    assert.equal(sampleValue(scrape.parsed, 'objstore_bucket_usage_objects', { bucket: 'alpha' }), 2)
   }
 
   await rm(join(data, 'alpha'), { recursive: true })
@@ -156,10 +156,10 @@ test('a new snapshot replaces the cached rendering: a new bucket appears, a dele
     assert.deepEqual(bucketsIn(scrape.parsed), ['bravo', 'charlie', 'odd "name\\ ü'], scrape.label)
     assert.equal(scrape.text.includes('bucket="alpha"'), false, `${scrape.label}: alpha gone`)
     const objects = (bucket: string) =>
-      sampleValue(scrape.parsed, 'objstore_bucket_usage_object_total', { bucket })
+      sampleValue(scrape.parsed, 'objstore_bucket_usage_objects', { bucket })
     assert.equal(objects('bravo'), 2, scrape.label)
     assert.equal(objects('charlie'), 3, scrape.label)
     assert.equal(sampleValue(scrape.parsed, 'objstore_bucket_usage_total_bytes', { bucket: 'bravo' }), 12)
-    assert.equal(sampleValue(scrape.parsed, 'objstore_cluster_bucket_total'), 3, scrape.label)
+    assert.equal(sampleValue(scrape.parsed, 'objstore_cluster_buckets'), 3, scrape.label)
   }
 })

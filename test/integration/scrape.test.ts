@@ -4,9 +4,9 @@ import { gunzipSync } from 'node:zlib'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { RUNTIME_FAMILY_PREFIXES } from '../../src/collectors/runtime.js'
 import type { Collector } from '../../src/collectors/types.js'
-import { fullName } from '../../src/metrics/families.js'
+import { exposedFamily } from '../../src/metrics/families.js'
 import { rawGet, startExporter } from '../support/exporter.js'
-import { parseExposition, sampleValue } from '../support/exposition.js'
+import { parseExposition, sampleValue, significantDigits } from '../support/exposition.js'
 import { promtoolCheckMetrics, promtoolSkipReason } from '../support/promtool.js'
 
 const PROMETHEUS_ACCEPT =
@@ -16,7 +16,12 @@ test('a scrape emits only catalogue families (plus runtime ones), with the catal
   const exporter = await startExporter({ METRICS_NAMESPACE: 'minio' })
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
-  const declared = new Map(familyNames.map((key) => [fullName('minio', key), catalogue[key]]))
+  const declared = new Map(
+    familyNames.map((key) => {
+      const { name, type } = exposedFamily('minio', catalogue[key])
+      return [name, { ...catalogue[key], type }]
+    }),
+  )
   assert.ok(scrape.types.size > 10)
   for (const [name, type] of scrape.types) {
     const definition = declared.get(name)
@@ -65,7 +70,7 @@ test('a throwing and a never-resolving collector do not fail the scrape; the hea
     waited >= 0.44 && waited < 30,
     `the hanging collector was cut at the header's budget (${waited}s)`,
   )
-  assert.ok(sampleValue(scrape, 'objstore_cluster_drive_total') === 1, 'healthy collectors still report')
+  assert.ok(sampleValue(scrape, 'objstore_cluster_drives') === 1, 'healthy collectors still report')
   const failures = exporter.logs.lines
     .filter((line) => line.msg === 'collector failed')
     .map((line) => line.collector)
@@ -113,8 +118,17 @@ test('promtool check metrics finds nothing to complain about in a real scrape', 
   if (skip) return t.skip(skip)
   const exporter = await startExporter({ DRIVES: `${process.cwd()},/nonexistent/drive` })
   t.after(() => exporter.close())
-  const text = await rawGet(`${exporter.baseUrl}/metrics`)
-  assert.equal(promtoolCheckMetrics(text.body.toString('utf8')), '')
+  const text = (await rawGet(`${exporter.baseUrl}/metrics`)).body.toString('utf8')
+  assert.equal(promtoolCheckMetrics(text), '')
+  // Every family a real type; no value printed with binary noise (durations in whole nanoseconds).
+  assert.deepEqual(text.match(/^# TYPE \S+ untyped$/gm), null)
+  const values = text.split('\n').filter((line) => line && !line.startsWith('#'))
+  assert.ok(values.some((line) => line.startsWith('objstore_scrape_collector_duration_seconds{')))
+  for (const line of values) {
+    const value = line.slice(line.lastIndexOf(' ') + 1)
+    assert.ok(Number.isInteger(Number(value)) || significantDigits(value) <= 15, line)
+    if (/^objstore_\w+_duration_seconds[{ ]/.test(line)) assert.match(value, /^\d+(\.\d{1,9})?$/, line)
+  }
 })
 
 test('health, readiness and the landing page', async (t) => {

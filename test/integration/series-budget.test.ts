@@ -127,7 +127,7 @@ test('BUCKETS_TOP_N=100: 100 buckets and _other; the sums and cluster totals unc
     which.samples.filter((sample) => sample.name === name).reduce((total, sample) => total + sample.value, 0)
   for (const name of [
     'objstore_bucket_usage_total_bytes',
-    'objstore_bucket_usage_object_total',
+    'objstore_bucket_usage_objects',
     'objstore_bucket_object_size_bytes_count',
   ]) {
     assert.equal(sum(parsed, name), sum(full, name), name)

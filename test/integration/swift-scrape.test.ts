@@ -74,9 +74,9 @@ describe('exporter scrape against OpenStack Swift (s3api)', {
     const history = writer.model('long-history')
     const labels = { bucket: 'long-history' }
     assert.deepEqual([history.versionCount, history.deleteMarkers, history.currentObjects], [1020, 20, 180])
-    assert.equal(value('bucket_usage_version_total', labels), history.versionCount)
-    assert.equal(value('bucket_usage_deletemarker_total', labels), history.deleteMarkers)
-    assert.equal(value('bucket_usage_object_total', labels), history.currentObjects)
+    assert.equal(value('bucket_usage_versions', labels), history.versionCount)
+    assert.equal(value('bucket_usage_deletemarkers', labels), history.deleteMarkers)
+    assert.equal(value('bucket_usage_objects', labels), history.currentObjects)
     assert.equal(value('bucket_noncurrent_bytes', labels), history.noncurrentBytes)
   })
 
@@ -87,7 +87,7 @@ describe('exporter scrape against OpenStack Swift (s3api)', {
       ['empty', 'long-history', 'many-keys', 'multipart', 'multipart+segments', 'plain', 'versioned'],
     )
     assert.deepEqual(bucketsIn(scrape), [...writer.buckets.keys()].sort())
-    assert.equal(value('cluster_bucket_total'), writer.buckets.size)
+    assert.equal(value('cluster_buckets'), writer.buckets.size)
   })
 
   it("accounts for every segment byte: completed uploads in their object, open ones' parts apart", async () => {

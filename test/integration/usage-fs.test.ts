@@ -108,12 +108,12 @@ test('fs source: exact bytes, objects, histogram, MinIO ranges and times in a re
   assert.equal(findSamples(scrape, 'objstore_bucket_multipart_uploads_incomplete').length, 0)
 
   const all = [...alpha, ...bravo]
-  assert.equal(sampleValue(scrape, 'objstore_cluster_bucket_total'), 3)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_buckets'), 3)
   assert.equal(
     sampleValue(scrape, 'objstore_cluster_usage_total_bytes'),
     all.reduce((sum, object) => sum + object.size, 0),
   )
-  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_object_total'), all.length)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_objects'), all.length)
   assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 'fs' }), 1)
   for (const bucket of ['alpha', 'bravo', 'charlie']) {
     assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket }), 1)
@@ -139,7 +139,7 @@ test('a bucket created after a scan appears at the next; a deleted one disappear
   await exporter.exporter.scanner.scanNow()
   const after = await exporter.scrape()
   assert.deepEqual(bucketsIn(after), ['fresh', 'keep'])
-  assert.equal(sampleValue(after, 'objstore_cluster_bucket_total'), 2)
+  assert.equal(sampleValue(after, 'objstore_cluster_buckets'), 2)
   assert.equal(sampleValue(after, 'objstore_cluster_usage_total_bytes'), 16)
 })
 
@@ -157,7 +157,7 @@ test('BUCKETS_INCLUDE and BUCKETS_EXCLUDE choose the buckets measured', async (t
   t.after(() => exporter.close())
   const scrape = await exporter.scrape()
   assert.deepEqual(bucketsIn(scrape), ['data-1', 'logs-2026'])
-  assert.equal(sampleValue(scrape, 'objstore_cluster_bucket_total'), 2)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_buckets'), 2)
 })
 
 test('SHARD: three exporters on one store cover every bucket exactly once', async (t) => {
@@ -173,7 +173,7 @@ test('SHARD: three exporters on one store cover every bucket exactly once', asyn
     const scrape = await exporter.scrape()
     await exporter.close()
     seen.push(bucketsIn(scrape))
-    objects += sampleValue(scrape, 'objstore_cluster_usage_object_total')
+    objects += sampleValue(scrape, 'objstore_cluster_usage_objects')
   }
   const union = seen.flat()
   assert.equal(union.length, names.length, `a bucket in two shards: ${JSON.stringify(seen)}`)
@@ -361,10 +361,10 @@ test('fs source on a real tree: non-UTF-8 names, a path over PATH_MAX, lost+foun
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\x80' }), 11)
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'bk\\xff' }), 13)
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'names' }), 12)
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'names' }), 2)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'names' }), 2)
   assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket: 'deep' }), 1)
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_total_bytes', { bucket: 'deep' }), 120)
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'deep' }), 2)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'deep' }), 2)
   // The one folder of the chain whose path is too long, and nothing below it, which was never seen.
   assert.equal(sampleValue(scrape, 'objstore_bucket_scan_unreadable_entries', { bucket: 'deep' }), 1)
   for (const bucket of ['bk\\x80', 'bk\\xff', 'names']) {

@@ -101,11 +101,11 @@ test('SCAN_VERSIONS: versions, delete markers, noncurrent bytes and version rang
   assertStorageClasses(scrape, 'versioned', CURRENT)
   const bucket = { bucket: 'versioned' }
   assert.equal(
-    sampleValue(scrape, 'objstore_bucket_usage_version_total', bucket),
+    sampleValue(scrape, 'objstore_bucket_usage_versions', bucket),
     19,
     'versions and delete markers',
   )
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_deletemarker_total', bucket), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_deletemarkers', bucket), 1)
   assert.equal(sampleValue(scrape, 'objstore_bucket_noncurrent_bytes', bucket), 200 + 100 + 50 + 11 * 1000)
   const ranges = Object.fromEntries(
     findSamples(scrape, 'objstore_bucket_objects_version_distribution', bucket).map((sample) => [
@@ -122,9 +122,9 @@ test('SCAN_VERSIONS: versions, delete markers, noncurrent bytes and version rang
     BETWEEN_1000_AND_10000: 0,
     GREATER_THAN_10000: 0,
   })
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_version_total', { bucket: 'quiet' }), 1)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_version_total'), 20)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_deletemarker_total'), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_versions', { bucket: 'quiet' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_versions'), 20)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_deletemarkers'), 1)
   assert.equal(
     store.seen.filter(
       (request) => request.operation === 'ListObjectVersions' && request.bucket === 'versioned',
@@ -204,8 +204,8 @@ test('without SCAN_VERSIONS the current objects come from ListObjectsV2 pages, w
   assertBucketUsage(scrape, 'versioned', CURRENT)
   assertStorageClasses(scrape, 'versioned', CURRENT)
   assertBucketUsage(scrape, 'quiet', [{ size: 77, modifiedSeconds: T0 + 1 }])
-  assert.equal(findSamples(scrape, 'objstore_bucket_usage_version_total').length, 0)
-  assert.equal(findSamples(scrape, 'objstore_cluster_usage_version_total').length, 0)
+  assert.equal(findSamples(scrape, 'objstore_bucket_usage_versions').length, 0)
+  assert.equal(findSamples(scrape, 'objstore_cluster_usage_versions').length, 0)
 })
 
 test('a store listing a storage class of its own per object: 64 names kept, the rest and odd names counted as _other', async (t) => {

@@ -116,15 +116,15 @@ test('exact figures from s3rver in a real scrape; ListMultipartUploads not imple
     assert.equal(sampleValue(scrape, 'objstore_bucket_scan_success', { bucket }), 1)
   }
   const all = [...objectsOf('photos'), ...objectsOf('many')]
-  assert.equal(sampleValue(scrape, 'objstore_cluster_bucket_total'), 3)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_object_total'), all.length)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_buckets'), 3)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_usage_objects'), all.length)
   assert.equal(
     sampleValue(scrape, 'objstore_cluster_usage_total_bytes'),
     all.reduce((sum, object) => sum + object.size, 0),
   )
   assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 's3' }), 1)
   assert.equal(findSamples(scrape, 'objstore_bucket_multipart_uploads_incomplete').length, 0)
-  assert.equal(findSamples(scrape, 'objstore_bucket_usage_version_total').length, 0)
+  assert.equal(findSamples(scrape, 'objstore_bucket_usage_versions').length, 0)
 
   const notice = exporter.logs.lines.filter((line) => line.operation === 'ListMultipartUploads')
   assert.equal(notice.length, 1, 'one info line over two scans and three buckets')
@@ -140,11 +140,11 @@ test('SCAN_VERSIONS on a store without ListObjectVersions: version families omit
   assertBucketUsage(scrape, 'photos', objectsOf('photos'))
   assertStorageClasses(scrape, 'photos', objectsOf('photos'))
   for (const family of [
-    'objstore_bucket_usage_version_total',
-    'objstore_bucket_usage_deletemarker_total',
+    'objstore_bucket_usage_versions',
+    'objstore_bucket_usage_deletemarkers',
     'objstore_bucket_noncurrent_bytes',
     'objstore_bucket_objects_version_distribution',
-    'objstore_cluster_usage_version_total',
+    'objstore_cluster_usage_versions',
   ]) {
     assert.equal(findSamples(scrape, family).length, 0, `${family} omitted`)
   }
@@ -324,7 +324,7 @@ test('an endpoint that is down: the exporter keeps serving with source_up 0 and 
   await exporter.exporter.scanner.scanNow()
   const scrape = await exporter.scrape()
   assert.equal(sampleValue(scrape, 'objstore_source_up', { source: 's3' }), 0)
-  assert.equal(sampleValue(scrape, 'objstore_cluster_bucket_total'), 0)
+  assert.equal(sampleValue(scrape, 'objstore_cluster_buckets'), 0)
   assert.deepEqual(bucketsIn(scrape), [])
   assert.equal(sampleValue(scrape, 'objstore_scrape_collector_success', { collector: 'usage' }), 1)
   assert.equal((await exporter.exporter.app.inject({ url: '/readyz' })).statusCode, 200)

@@ -101,3 +101,11 @@ export function findSamples(
       sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
   )
 }
+
+/** The significant digits of a value as an exposition prints it (`0.0125` has 3, `-1.5e-7` 2). */
+export function significantDigits(printed: string): number {
+  return printed
+    .replace(/^-|e.*$/g, '')
+    .replace('.', '')
+    .replace(/^0+/, '').length
+}

@@ -22,7 +22,7 @@ const ABOUT_THE_SCAN = new Set([
   'objstore_usage_last_scan_duration_seconds',
   'objstore_usage_last_scan_started_timestamp_seconds',
   'objstore_scrape_collector_duration_seconds',
-  'objstore_usage_last_activity_nano_seconds',
+  'objstore_usage_snapshot_age_seconds',
   'objstore_s3_requests_total',
   'objstore_s3_request_errors_total',
   'objstore_usage_last_scan_listing_pages',

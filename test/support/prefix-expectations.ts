@@ -58,7 +58,7 @@ export function scrapedPrefixRows(
     const prefix = sample.labels.prefix as string
     rows.set(prefix, {
       bytes: sample.value,
-      objects: sampleValue(scrape, `${namespace}_bucket_prefix_usage_object_total`, { bucket, prefix }),
+      objects: sampleValue(scrape, `${namespace}_bucket_prefix_usage_objects`, { bucket, prefix }),
     })
   }
   return rows

@@ -5,7 +5,7 @@ import {
   usageCollectorFamilies,
   writeSnapshotSeries,
 } from '../../src/collectors/usage-series.js'
-import { fullName, isHistogram } from '../../src/metrics/families.js'
+import { exposedFamily, isHistogram } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
 import { OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
 import type { ParsedExposition } from './exposition.js'
@@ -15,7 +15,7 @@ import type { GeneratedSnapshot } from './usage-snapshots.js'
  * The idiomatic prom-client way of exporting a usage snapshot, the reference the fast path is
  * compared with (tests: same content; benches: the CPU it costs): a labelled Gauge per family and
  * set() per series, a Histogram fed with observe() per object, then registry.metrics().
- * prom-client has no untyped metric: the catalogue's untyped families come out as gauges.
+ * prom-client has no untyped metric: a family served untyped (MinIO names) comes out as a gauge.
  */
 export const SNAPSHOT_FAMILIES: readonly CatalogueName[] = familyNames.filter(
   (key) =>
@@ -23,7 +23,7 @@ export const SNAPSHOT_FAMILIES: readonly CatalogueName[] = familyNames.filter(
     // The snapshot's families (not the source's request counters, read live from the source).
     Object.hasOwn(usageCollectorFamilies, key) &&
     // The snapshot's age changes with every scrape; it is not part of a snapshot's rendering.
-    key !== 'usage_last_activity_nano_seconds',
+    key !== 'usage_snapshot_age_seconds',
 )
 
 export function idiomaticRegistry(
@@ -40,7 +40,12 @@ export function idiomaticRegistry(
   const counters = new Map<CatalogueName, client.Counter>()
   for (const key of SNAPSHOT_FAMILIES) {
     const { help, labels, type } = catalogue[key]
-    const common = { name: fullName(namespace, key), help, labelNames: [...labels], registers: [registry] }
+    const common = {
+      name: exposedFamily(namespace, catalogue[key]).name,
+      help,
+      labelNames: [...labels],
+      registers: [registry],
+    }
     // prom-client has no gauge histogram: an instrumented program would use a histogram.
     if (isHistogram(type))
       histograms.set(key, new client.Histogram({ ...common, buckets: [...OBJECT_SIZE_BOUNDS] }))
@@ -71,7 +76,7 @@ export function idiomaticRegistry(
 function snapshotSampleNames(namespace: string): Set<string> {
   const names = new Set<string>()
   for (const key of SNAPSHOT_FAMILIES) {
-    const name = fullName(namespace, key)
+    const name = exposedFamily(namespace, catalogue[key]).name
     if (isHistogram(catalogue[key].type))
       for (const suffix of ['_bucket', '_sum', '_count', '_gsum', '_gcount']) names.add(name + suffix)
     else names.add(name)
@@ -103,7 +108,7 @@ export function snapshotContent(
   const help: Record<string, string> = {}
   const types: Record<string, string> = {}
   for (const key of SNAPSHOT_FAMILIES) {
-    const name = fullName(namespace, key)
+    const name = exposedFamily(namespace, catalogue[key]).name
     const type = exposition.types.get(name)
     if (type === undefined) continue
     help[name] = exposition.help.get(name) ?? ''

@@ -56,7 +56,7 @@ export class BucketModel {
   get allVersions(): ModelVersion[] {
     return [...this.versionsByKey.values()].flat()
   }
-  /** Versions, delete markers included (MinIO's bucket_usage_version_total). */
+  /** Versions, delete markers included (MinIO's bucket_usage_versions). */
   get versionCount(): number {
     return this.allVersions.length
   }

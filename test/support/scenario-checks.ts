@@ -34,7 +34,7 @@ export function itMeasuresTheStandardScenario(get: () => ScenarioScrape): void {
 
   it('reports every bucket, the source up and every scan successful', () => {
     assert.equal(value(scrape(), 'source_up', { source: 's3' }), 1)
-    assert.equal(value(scrape(), 'cluster_bucket_total'), get().writer.buckets.size)
+    assert.equal(value(scrape(), 'cluster_buckets'), get().writer.buckets.size)
     for (const name of get().writer.buckets.keys()) {
       assert.equal(value(scrape(), 'bucket_scan_success', { bucket: name }), 1, name)
     }
@@ -43,27 +43,20 @@ export function itMeasuresTheStandardScenario(get: () => ScenarioScrape): void {
   it('measures current objects and bytes of every bucket, and the cluster totals', () => {
     for (const [name, bucket] of get().writer.buckets) {
       assert.equal(value(scrape(), 'bucket_usage_total_bytes', { bucket: name }), bucket.currentBytes, name)
-      assert.equal(
-        value(scrape(), 'bucket_usage_object_total', { bucket: name }),
-        bucket.currentObjects,
-        name,
-      )
+      assert.equal(value(scrape(), 'bucket_usage_objects', { bucket: name }), bucket.currentObjects, name)
     }
     const buckets = [...get().writer.buckets.values()]
     assert.equal(value(scrape(), 'cluster_usage_total_bytes'), sum(buckets.map((b) => b.currentBytes)))
-    assert.equal(value(scrape(), 'cluster_usage_object_total'), sum(buckets.map((b) => b.currentObjects)))
-    assert.equal(value(scrape(), 'cluster_usage_version_total'), sum(buckets.map((b) => b.versionCount)))
-    assert.equal(
-      value(scrape(), 'cluster_usage_deletemarker_total'),
-      sum(buckets.map((b) => b.deleteMarkers)),
-    )
+    assert.equal(value(scrape(), 'cluster_usage_objects'), sum(buckets.map((b) => b.currentObjects)))
+    assert.equal(value(scrape(), 'cluster_usage_versions'), sum(buckets.map((b) => b.versionCount)))
+    assert.equal(value(scrape(), 'cluster_usage_deletemarkers'), sum(buckets.map((b) => b.deleteMarkers)))
   })
 
   it('counts versions, delete markers and noncurrent bytes of the versioned bucket', () => {
     const versioned = model('versioned')
     const labels = { bucket: 'versioned' }
-    assert.equal(value(scrape(), 'bucket_usage_version_total', labels), versioned.versionCount)
-    assert.equal(value(scrape(), 'bucket_usage_deletemarker_total', labels), versioned.deleteMarkers)
+    assert.equal(value(scrape(), 'bucket_usage_versions', labels), versioned.versionCount)
+    assert.equal(value(scrape(), 'bucket_usage_deletemarkers', labels), versioned.deleteMarkers)
     assert.equal(value(scrape(), 'bucket_noncurrent_bytes', labels), versioned.noncurrentBytes)
     assert.deepEqual(
       [versioned.versionCount, versioned.deleteMarkers, versioned.noncurrentBytes],
@@ -81,8 +74,8 @@ export function itMeasuresTheStandardScenario(get: () => ScenarioScrape): void {
   it('sees the unversioned bucket beside it: one null version per key, no noncurrent bytes', () => {
     const plain = model('plain')
     const labels = { bucket: 'plain' }
-    assert.equal(value(scrape(), 'bucket_usage_version_total', labels), plain.currentObjects)
-    assert.equal(value(scrape(), 'bucket_usage_deletemarker_total', labels), 0)
+    assert.equal(value(scrape(), 'bucket_usage_versions', labels), plain.currentObjects)
+    assert.equal(value(scrape(), 'bucket_usage_deletemarkers', labels), 0)
     assert.equal(value(scrape(), 'bucket_noncurrent_bytes', labels), 0)
     assert.equal(
       value(scrape(), 'bucket_objects_version_distribution', { ...labels, range: 'UNVERSIONED' }),
@@ -137,13 +130,13 @@ export function itMeasuresTheStandardScenario(get: () => ScenarioScrape): void {
 
   it('lists past 1,000 keys with spaces, unicode and characters that need URL encoding', () => {
     const manyKeys = model('many-keys')
-    assert.equal(value(scrape(), 'bucket_usage_object_total', { bucket: 'many-keys' }), 1234)
+    assert.equal(value(scrape(), 'bucket_usage_objects', { bucket: 'many-keys' }), 1234)
     assert.equal(value(scrape(), 'bucket_usage_total_bytes', { bucket: 'many-keys' }), manyKeys.currentBytes)
   })
 
   it('reports the empty bucket as zeros', () => {
     assert.equal(value(scrape(), 'bucket_usage_total_bytes', { bucket: 'empty' }), 0)
-    assert.equal(value(scrape(), 'bucket_usage_object_total', { bucket: 'empty' }), 0)
+    assert.equal(value(scrape(), 'bucket_usage_objects', { bucket: 'empty' }), 0)
   })
 
   it('puts every current byte in its storage class (all STANDARD as written)', () => {

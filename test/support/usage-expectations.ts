@@ -45,11 +45,7 @@ export function assertBucketUsage(
   const bytes = objects.reduce((sum, object) => sum + object.size, 0)
   const at = `bucket ${bucket}`
   assert.equal(sampleValue(scrape, ns('bucket_usage_total_bytes'), { bucket }), bytes, `${at}: bytes`)
-  assert.equal(
-    sampleValue(scrape, ns('bucket_usage_object_total'), { bucket }),
-    objects.length,
-    `${at}: objects`,
-  )
+  assert.equal(sampleValue(scrape, ns('bucket_usage_objects'), { bucket }), objects.length, `${at}: objects`)
   for (const [range, start, end] of MINIO_SIZE_INTERVALS) {
     const count = objects.filter((object) => object.size >= start && object.size <= end).length
     assert.equal(

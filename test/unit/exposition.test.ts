@@ -152,7 +152,7 @@ test('a gauge histogram: OpenMetrics gaugehistogram with _gsum/_gcount, the text
 
 test("constant labels (METRICS_SERVER_LABEL) follow every declared family's own labels, histograms included", () => {
   const families = describe('test', {
-    cluster_drive_total: declare('untyped', [], 'Drives.'),
+    cluster_drives: declare('gauge', [], 'Drives.', { minio: 'cluster_drive_total' }),
     node_drive_free_bytes: declare('gauge', ['drive'], 'Free.'),
     bucket_object_size_bytes: declare('histogram', ['bucket'], 'Sizes.', 'sizes'),
     clashing: declare('gauge', ['server'], 'A family with its own server label.'),
@@ -161,7 +161,7 @@ test("constant labels (METRICS_SERVER_LABEL) follow every declared family's own 
     { namespace: 'minio', constLabels: { server: 'node-1:9000' } },
     families,
   )
-  writer.set('cluster_drive_total', {}, 2)
+  writer.set('cluster_drives', {}, 2)
   writer.set('node_drive_free_bytes', { drive: '/data' }, 7)
   writer.histogram(
     'bucket_object_size_bytes',

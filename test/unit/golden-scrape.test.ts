@@ -43,12 +43,12 @@ const RUNTIME_FAMILY = /^(process_|nodejs_)/
 /** Families whose sample values are durations or ages measured on the clock. */
 const CLOCK_FAMILIES = new Set([
   'objstore_scrape_collector_duration_seconds',
-  'objstore_usage_last_activity_nano_seconds',
+  'objstore_usage_snapshot_age_seconds',
   'objstore_usage_last_scan_started_timestamp_seconds',
   'objstore_usage_last_scan_completed_timestamp_seconds',
 ])
 /** Counters of drive probes: every scrape probes the drives, so each scrape counts one more. */
-const PROBE_COUNTERS = new Set(['objstore_node_drive_errors_availability'])
+const PROBE_COUNTERS = new Set(['objstore_node_drive_availability_errors_total'])
 
 /** Names a store allows and a few that test escaping and ordering. */
 const BUCKETS = [

@@ -26,7 +26,7 @@ test('catalogue: names are unique, valid and counters end in _total', () => {
 
 test('a family is emitted under the namespace only when it has samples, in catalogue order', () => {
   const set = new MetricSet(catalogue)
-  set.set('cluster_drive_total', {}, 2)
+  set.set('cluster_drives', {}, 2)
   set.set('node_drive_online', { drive: '/b' }, 0)
   set.set('node_drive_online', { drive: '/a' }, 1)
   const text = scrapeText(set, 'minio')
@@ -46,7 +46,7 @@ test('labels that differ from the declaration are refused at emission', () => {
   )
   assert.throws(
     // @ts-expect-error: an extra label.
-    () => set.set('cluster_drive_total', { drive: '/a' }, 1),
+    () => set.set('cluster_drives', { drive: '/a' }, 1),
     UndeclaredLabelsError,
   )
 })
@@ -78,16 +78,16 @@ test('a family is named once: its key is its Prometheus name', () => {
 
 test('a set accepts only the families it was given', () => {
   const set = new MetricSet(drivesFamilies)
-  set.set('cluster_drive_total', {}, 1)
+  set.set('cluster_drives', {}, 1)
   assert.throws(
     // @ts-expect-error: not a drives family; the runtime guard refuses it as well.
-    () => set.set('cluster_bucket_total', {}, 1),
+    () => set.set('cluster_buckets', {}, 1),
     UndeclaredFamilyError,
   )
   const wider = new MetricSet(catalogue)
   wider.absorb(set)
   assert.deepEqual(
-    wider.samples('cluster_drive_total').map((sample) => sample.value),
+    wider.samples('cluster_drives').map((sample) => sample.value),
     [1],
   )
   assert.throws(() => set.absorb(wider), UndeclaredFamilyError, 'a narrower set cannot take a wider one')

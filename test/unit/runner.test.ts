@@ -8,18 +8,18 @@ import { DuplicateFamilyError, describe, family } from '../../src/metrics/famili
 const silent = pino({ level: 'silent' })
 
 const testFamilies = describe('test', {
-  cluster_drive_total: family('untyped', [], 'Written by the healthy test collector.'),
-  cluster_bucket_total: family('untyped', [], 'Written by the throwing test collector.'),
+  cluster_drives: family('gauge', [], 'Written by the healthy test collector.'),
+  cluster_buckets: family('gauge', [], 'Written by the throwing test collector.'),
 })
-const healthyFamilies = describe('test', { cluster_drive_total: testFamilies.cluster_drive_total })
-const throwingFamilies = describe('test', { cluster_bucket_total: testFamilies.cluster_bucket_total })
+const healthyFamilies = describe('test', { cluster_drives: testFamilies.cluster_drives })
+const throwingFamilies = describe('test', { cluster_buckets: testFamilies.cluster_buckets })
 const none = describe('test', {})
 
 const healthy: Collector<typeof healthyFamilies> = {
   name: 'healthy',
   families: healthyFamilies,
   collect(out) {
-    out.set('cluster_drive_total', {}, 3)
+    out.set('cluster_drives', {}, 3)
   },
 }
 
@@ -28,16 +28,16 @@ test('a throwing collector loses only its own samples and shows success 0', asyn
     name: 'throwing',
     families: throwingFamilies,
     collect(out) {
-      out.set('cluster_bucket_total', {}, 7)
+      out.set('cluster_buckets', {}, 7)
       throw new Error('source exploded')
     },
   }
   const set = await new CollectorRunner([healthy, throwing], silent).run(1000)
   assert.deepEqual(
-    set.samples('cluster_drive_total').map((s) => s.value),
+    set.samples('cluster_drives').map((s) => s.value),
     [3],
   )
-  assert.deepEqual(set.samples('cluster_bucket_total'), [], 'a failed collector contributes nothing')
+  assert.deepEqual(set.samples('cluster_buckets'), [], 'a failed collector contributes nothing')
   const success = Object.fromEntries(
     set.samples('scrape_collector_success').map((s) => [s.labels.collector, s.value]),
   )
@@ -63,7 +63,7 @@ test('a collector that never resolves is cut off at the budget and aborted', asy
   assert.deepEqual(byName('scrape_collector_success'), { healthy: 1, hanging: 0 })
   assert.ok((byName('scrape_collector_duration_seconds').hanging ?? 0) >= 0.045, 'duration covers the wait')
   assert.deepEqual(
-    set.samples('cluster_drive_total').map((s) => s.value),
+    set.samples('cluster_drives').map((s) => s.value),
     [3],
   )
 })
@@ -134,7 +134,7 @@ test('two collectors declaring one family are refused when the runner is made', 
     () => new CollectorRunner([healthy, twin], silent),
     (error: unknown) =>
       error instanceof DuplicateFamilyError &&
-      /cluster_drive_total is declared by both collector healthy and collector twin/.test(error.message),
+      /cluster_drives is declared by both collector healthy and collector twin/.test(error.message),
   )
   const clash = describe('test', { scrape_collector_success: family('gauge', ['collector'], 'A clash.') })
   assert.throws(
@@ -149,7 +149,7 @@ test('a collector can write only the families it declares', async () => {
     families: healthyFamilies,
     collect(out) {
       // @ts-expect-error: undeclared families are refused by the type system too.
-      out.set('cluster_bucket_total', {}, 1)
+      out.set('cluster_buckets', {}, 1)
     },
   }
   const set = await new CollectorRunner(
@@ -160,5 +160,5 @@ test('a collector can write only the families it declares', async () => {
     Object.fromEntries(set.samples('scrape_collector_success').map((s) => [s.labels.collector, s.value])),
     { sneaky: 0, other: 1 },
   )
-  assert.deepEqual(set.samples('cluster_bucket_total'), [])
+  assert.deepEqual(set.samples('cluster_buckets'), [])
 })

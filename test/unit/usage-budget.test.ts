@@ -165,7 +165,7 @@ test('BUCKET_METRICS keeps only the per-bucket families of its groups; cluster f
     'objstore_bucket_scan_last_success_timestamp_seconds',
     'objstore_bucket_scan_success',
     'objstore_bucket_scan_unreadable_entries',
-    'objstore_bucket_usage_object_total',
+    'objstore_bucket_usage_objects',
     'objstore_bucket_usage_total_bytes',
   ])
   const kept = all.samples.filter((sample) => isBucketSample(sample) && names.has(sample.name))
@@ -193,10 +193,10 @@ test('BUCKETS_TOP_N sums the rest into _other (histograms too), leaves non-addit
   )
   const v = (name: string) => value(top, `objstore_${name}`, OTHER_BUCKET)
   assert.equal(v('bucket_usage_total_bytes'), 600 + 1 + 2_000_010)
-  assert.equal(v('bucket_usage_object_total'), 6)
+  assert.equal(v('bucket_usage_objects'), 6)
   assert.equal(v('bucket_storage_class_bytes'), 600 + 1 + 2_000_010)
-  assert.equal(v('bucket_usage_version_total'), 9)
-  assert.equal(v('bucket_usage_deletemarker_total'), 3)
+  assert.equal(v('bucket_usage_versions'), 9)
+  assert.equal(v('bucket_usage_deletemarkers'), 3)
   assert.equal(v('bucket_noncurrent_bytes'), 21)
   assert.equal(v('bucket_multipart_uploads_incomplete'), 6)
   assert.equal(v('bucket_scan_unreadable_entries'), 3)

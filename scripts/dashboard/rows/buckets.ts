@@ -18,7 +18,7 @@ export function bucketsRow({ m, b, bucketSel }: Queries): RowSpec {
         { expr: `topk(20, ${b('bucket_usage_total_bytes')})`, legend: '{{bucket}}' },
       ]),
       timeseries('Objects per bucket', 'short', [
-        { expr: `topk(20, ${b('bucket_usage_object_total')})`, legend: '{{bucket}}' },
+        { expr: `topk(20, ${b('bucket_usage_objects')})`, legend: '{{bucket}}' },
       ]),
       {
         type: 'heatmap',
@@ -69,8 +69,8 @@ export function bucketsRow({ m, b, bucketSel }: Queries): RowSpec {
       table(
         'Versions (SCAN_VERSIONS)',
         [
-          { expr: b('bucket_usage_version_total') },
-          { expr: b('bucket_usage_deletemarker_total') },
+          { expr: b('bucket_usage_versions') },
+          { expr: b('bucket_usage_deletemarkers') },
           { expr: b('bucket_noncurrent_bytes') },
         ],
         ['Versions', 'Delete markers', 'Noncurrent bytes'],

@@ -33,15 +33,15 @@ export function clusterRow({ at }: Queries): RowSpec {
         'Drives online / offline',
         'short',
         [
-          { expr: `sum(${at('cluster_drive_online_total')})`, legend: 'online' },
-          { expr: `sum(${at('cluster_drive_offline_total')})`, legend: 'offline' },
+          { expr: `sum(${at('cluster_drives_online')})`, legend: 'online' },
+          { expr: `sum(${at('cluster_drives_offline')})`, legend: 'offline' },
         ],
         {
           overrides: [colourOverride('offline', thresholds(['green', null], ['red', 1]))],
         },
       ),
-      stat('Buckets', 'short', [{ expr: `sum(${at('cluster_bucket_total')})` }], { w: 2 }),
-      stat('Objects', 'short', [{ expr: `sum(${at('cluster_usage_object_total')})` }], { w: 3 }),
+      stat('Buckets', 'short', [{ expr: `sum(${at('cluster_buckets')})` }], { w: 2 }),
+      stat('Objects', 'short', [{ expr: `sum(${at('cluster_usage_objects')})` }], { w: 3 }),
       stat('Bucket data', 'bytes', [{ expr: `sum(${at('cluster_usage_total_bytes')})` }], {
         w: 3,
         description: 'Bytes of current objects over every measured bucket (from the last scan).',

@@ -32,7 +32,7 @@ export function scanHealthRow({ at, b }: Queries): RowSpec {
         mappings: upDownMapping(),
         thresholds: thresholds(['red', null], ['green', 1]),
       }),
-      stat('Usage snapshot age', 's', [{ expr: `max(${at('usage_last_activity_nano_seconds')}) / 1e9` }], {
+      stat('Usage snapshot age', 's', [{ expr: `max(${at('usage_snapshot_age_seconds')})` }], {
         w: 6,
         h: 4,
         description: 'Time since the usage snapshot served was made (the last completed scan).',

@@ -87,7 +87,7 @@ export function whereTheBytesWentRow(q: Queries): RowSpec {
         'Top prefixes per bucket',
         [
           { expr: b('bucket_prefix_usage_total_bytes') },
-          { expr: b('bucket_prefix_usage_object_total') },
+          { expr: b('bucket_prefix_usage_objects') },
           {
             expr: `${b('bucket_prefix_usage_total_bytes')} / on (job, instance, bucket) group_left () ${b('bucket_usage_total_bytes')}`,
           },

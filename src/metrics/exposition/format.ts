@@ -99,12 +99,21 @@ export function formatBound(bound: number): string {
   return Number.isFinite(bound) ? String(bound) : bound > 0 ? '+Inf' : '-Inf'
 }
 
+/**
+ * A sample's value: integers as they are (byte counts past 2^53 included), other values with at
+ * most 15 significant digits, the most a double always holds exactly, so the noise of binary
+ * arithmetic (`0.1 + 0.2`, a sum of prices) is not printed: `0.30000000000000004` is `0.3`.
+ * The shortest form is kept when it is short enough (most values): no rounding is paid then.
+ */
 export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN'
-  if (value === Number.POSITIVE_INFINITY) return '+Inf'
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf'
-  return String(value)
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf'
+  const text = String(value)
+  // A non-integer's 16 characters hold at most 15 digits beside its point; integers print no noise.
+  if (text.length <= 16 || Number.isInteger(value)) return text
+  return String(Number(value.toPrecision(MAX_SIGNIFICANT_DIGITS)))
 }
+
+const MAX_SIGNIFICANT_DIGITS = 15
 
 /**
  * Picks the format from an Accept header by q-value, as Prometheus sends it

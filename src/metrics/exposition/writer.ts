@@ -1,4 +1,11 @@
-import { type Families, fullName, type HistogramName, type LabelsOf, type SettableName } from '../families.js'
+import {
+  type ExposedFamily,
+  exposedFamilies,
+  type Families,
+  type HistogramName,
+  type LabelsOf,
+  type SettableName,
+} from '../families.js'
 import {
   type HistogramSnapshot,
   type MetricSink,
@@ -6,6 +13,7 @@ import {
   UndeclaredLabelsError,
 } from '../metric-set.js'
 import { type BlockFamily, chunksIn } from './block.js'
+import { ByteChunks } from './byte-chunks.js'
 import {
   type ExpositionFamily,
   type ExpositionFormat,
@@ -36,6 +44,8 @@ interface PendingFamily {
   readonly help: string
   readonly type: ExpositionType
   readonly labelNames: readonly string[]
+  /** What each value is multiplied by: 1, or a MinIO unit's scale (exposedFamily). */
+  readonly scale: number
   /** The sample lines: the text format's, and OpenMetrics' too unless `openmetrics` is set. */
   readonly bytes: ByteChunks
   /** OpenMetrics' sample lines, for a family whose lines differ by format (a gauge histogram). */
@@ -54,7 +64,8 @@ interface PendingFamily {
  * (`_gsum`/`_gcount` in OpenMetrics), whose family keeps a second set of lines.
  */
 export class ExpositionWriter<F extends Families> implements MetricSink<F> {
-  readonly #namespace: string
+  /** Each declared family's name, type and scale under the namespace, resolved once per namespace. */
+  readonly #exposed: ReadonlyMap<string, ExposedFamily>
   /** `name="value",...` of the naming's constant labels, appended to every declared family's. */
   readonly #constPairs: string
   readonly #constNames: readonly string[]
@@ -78,7 +89,7 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
     options: { readonly firstChunkBytes?: number } = {},
   ) {
     const { namespace, constLabels = {} } = typeof naming === 'string' ? { namespace: naming } : naming
-    this.#namespace = namespace
+    this.#exposed = exposedFamilies(namespace, declared)
     this.#constNames = Object.keys(constLabels)
     this.#constPairs = labelPairs(Object.entries(constLabels))
     this.#declared = declared
@@ -88,7 +99,8 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
   set<K extends SettableName<F>>(key: K, labels: LabelsOf<F, K>, value: number): void {
     const family = this.#family(key)
     const pairs = this.#pairs(family, labels)
-    writeBoth(family, `${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(value)}\n`)
+    const scaled = family.scale === 1 ? value : value * family.scale
+    writeBoth(family, `${family.name}${pairs ? `{${pairs}}` : ''} ${formatValue(scaled)}\n`)
   }
 
   histogram<K extends HistogramName<F>>(key: K, labels: LabelsOf<F, K>, histogram: HistogramSnapshot): void {
@@ -115,6 +127,7 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
       name: family.name,
       help: family.help,
       type: family.type,
+      scale: 1,
       labelNames: [],
       bytes: new ByteChunks(this.#firstChunkBytes),
       // Samples come named, so their lines are the same in both formats whatever the type.
@@ -157,15 +170,18 @@ export class ExpositionWriter<F extends Families> implements MetricSink<F> {
     let family = this.#families.get(key)
     if (!family) {
       const definition = Object.hasOwn(this.#declared, key) ? this.#declared[key] : undefined
-      if (!definition) throw new UndeclaredFamilyError(`${key}: not declared by the writer's families`)
+      const exposed = this.#exposed.get(key)
+      if (!definition || !exposed)
+        throw new UndeclaredFamilyError(`${key}: not declared by the writer's families`)
       const clash = definition.labels.find((label) => this.#constNames.includes(label))
       if (clash !== undefined)
         throw new UndeclaredLabelsError(`${key}: its label ${clash} is also a constant label`)
       family = {
         key,
-        name: fullName(this.#namespace, key),
+        name: exposed.name,
         help: definition.help,
-        type: definition.type,
+        type: exposed.type,
+        scale: exposed.scale,
         labelNames: definition.labels,
         bytes: new ByteChunks(this.#firstChunkBytes),
         openmetrics: samplesDifferByFormat(definition.type)
@@ -246,50 +262,3 @@ export function familyParts(families: readonly BlockFamily[], format: Exposition
 }
 
 const FIRST_CHUNK_BYTES = 16 << 10
-const MAX_CHUNK_BYTES = 256 << 10
-/** Buffers up to this size come from Node's pool (Buffer.poolSize / 2) and are not copied at the end. */
-const SMALL_CHUNK_BYTES = Buffer.poolSize >>> 1
-
-/** Text appended as UTF-8 into buffers that double up to MAX_CHUNK_BYTES; never a long string. */
-class ByteChunks {
-  readonly #chunks: Buffer[] = []
-  #current: Buffer
-  #used = 0
-
-  constructor(firstBytes: number) {
-    this.#current = Buffer.allocUnsafe(firstBytes)
-  }
-
-  write(text: string): void {
-    // UTF-8 takes at most three bytes per UTF-16 unit.
-    if (this.#current.length - this.#used < text.length * 3) this.#next(text.length * 3)
-    this.#used += this.#current.write(text, this.#used, 'utf8')
-  }
-
-  /** The buffers filled so far (not the one being written), removed from here. */
-  takeFilled(): Buffer[] {
-    return this.#chunks.splice(0)
-  }
-
-  /** The written bytes; the last buffer is copied to its size, so no unused memory stays held. */
-  finish(): Buffer[] {
-    if (this.#used > 0 && this.#current.length <= SMALL_CHUNK_BYTES) {
-      // A small buffer (a scrape's own family) is a slice of Node's shared pool: kept as it is.
-      this.#chunks.push(this.#current.subarray(0, this.#used))
-    } else if (this.#used > 0) {
-      const written = Buffer.allocUnsafeSlow(this.#used)
-      this.#current.copy(written, 0, 0, this.#used)
-      this.#chunks.push(written)
-    }
-    this.#current = Buffer.alloc(0)
-    this.#used = 0
-    return this.#chunks
-  }
-
-  #next(minimum: number): void {
-    if (this.#used > 0) this.#chunks.push(this.#current.subarray(0, this.#used))
-    const size = Math.min(MAX_CHUNK_BYTES, this.#current.length * 2)
-    this.#current = Buffer.allocUnsafe(Math.max(size, minimum))
-    this.#used = 0
-  }
-}
