@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
 import { type Catalogue, type CatalogueName, catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { RUNTIME_FAMILY_PREFIXES } from '../../src/collectors/runtime.js'
-import { fullName, isHistogram } from '../../src/metrics/families.js'
+import { exposedFamily, isHistogram } from '../../src/metrics/families.js'
 
 /**
  * PromQL helpers for checking the dashboard and alert rules against the catalogue: which metric
@@ -131,7 +131,7 @@ export function isKnownMetric(name: string, namespace: string, recorded: Readonl
 /** The catalogue family a series name belongs to (a histogram's _bucket/_sum/_count included). */
 export function familyOf(name: string, namespace: string): CatalogueName | undefined {
   for (const key of familyNames) {
-    const full = fullName(namespace, key)
+    const full = exposedFamily(namespace, catalogue[key]).name
     if (name === full) return key
     const definition: Catalogue[CatalogueName] = catalogue[key]
     if (

@@ -89,3 +89,14 @@ test('the exporter alerts select the scrape job the shipped configs define', () 
     assert.match(prometheusConfig, new RegExp(`^  - job_name: ${job}$`, 'm'), `no scrape job named ${job}`)
   }
 })
+
+test("the rules renamed for METRICS_NAMESPACE=minio as config/alerts.yml says (sed 's/objstore_/minio_/g') select what MinIO mode serves", () => {
+  const unknown: string[] = []
+  for (const rule of rules) {
+    for (const name of metricNames(rule.expr.replaceAll('objstore_', 'minio_'))) {
+      const minioRecorded = new Set([...recorded].map((record) => record.replaceAll('objstore_', 'minio_')))
+      if (!isKnownMetric(name, 'minio', minioRecorded)) unknown.push(`${rule.name}: ${name}`)
+    }
+  }
+  assert.deepEqual(unknown, [], 'a family the rules select has another name under METRICS_NAMESPACE=minio')
+})
