@@ -11,11 +11,11 @@ import { type BenchRow, median, report } from './support/report.js'
  * and the fractions a snapshot holds; and values that all need rounding, the worst case); and a whole snapshot of
  * 2,000 buckets rendered under the default namespace and under `minio`, whose families are
  * served under MinIO's names (resolved once per namespace, so the two must cost the same).
- * Medians of 9 runs.
+ * Medians of 10 runs each, the two compared run in turn.
  */
 
 const VALUES = 1_000_000
-const RUNS = 9
+const RUNS = 10
 const BUCKETS = 2_000
 const FORMAT_TARGET = 1.25
 const NOISY_TARGET = 5
@@ -29,32 +29,53 @@ const fractions = Array.from({ length: VALUES }, (_, index) =>
 // The worst case: every value carries binary noise and is rounded (a sum, a price product).
 const noisy = Array.from({ length: VALUES }, (_, index) => (index + 0.1) * 0.7 + 0.2)
 
-/** Median ns per value of printing every value of `values`. */
-function perValue(values: readonly number[], print: (value: number) => string): number {
-  const times: number[] = []
+/** Collects garbage before a measurement, so one run's garbage is not the next one's pause. */
+function collect(): void {
+  ;(globalThis as { gc?: () => void }).gc?.()
+}
+
+/** Ns per value of printing every value of `values` once. */
+function printRun(values: readonly number[], print: (value: number) => string): number {
+  collect()
   let length = 0
-  for (let run = 0; run < RUNS; run++) {
-    const started = process.hrtime.bigint()
-    for (const value of values) length += print(value).length
-    times.push(Number(process.hrtime.bigint() - started) / values.length)
-  }
+  const started = process.hrtime.bigint()
+  for (const value of values) length += print(value).length
+  const ns = Number(process.hrtime.bigint() - started) / values.length
   if (length === 0) throw new Error('nothing printed')
-  return median(times)
+  return ns
+}
+
+/**
+ * Median ms of `a` and of `b`, run in turn, ABBA order, so neither always runs first (after a
+ * warm-up of both): a run's JIT state or a busy moment of the machine weighs on both alike.
+ */
+function paired(a: () => number, b: () => number): readonly [number, number] {
+  a()
+  b()
+  const as: number[] = []
+  const bs: number[] = []
+  for (let run = 0; run < RUNS; run++) {
+    if (run % 2) {
+      bs.push(b())
+      as.push(a())
+    } else {
+      as.push(a())
+      bs.push(b())
+    }
+  }
+  return [median(as), median(bs)]
 }
 
 const { snapshot } = generateSnapshot({ buckets: BUCKETS, objectsPerBucket: 20 })
 
-/** Median ms to render the snapshot's series into buffers under `namespace`. */
+/** Ms to render the snapshot's series into buffers under `namespace`. */
 function renderMs(namespace: string): number {
-  const times: number[] = []
-  for (let run = 0; run < RUNS; run++) {
-    const started = performance.now()
-    const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
-    writeSnapshotSeries(writer, snapshot)
-    if (writer.families().length === 0) throw new Error('nothing rendered')
-    times.push(performance.now() - started)
-  }
-  return median(times)
+  collect()
+  const started = performance.now()
+  const writer = new ExpositionWriter(namespace, usageCollectorFamilies)
+  writeSnapshotSeries(writer, snapshot)
+  if (writer.families().length === 0) throw new Error('nothing rendered')
+  return performance.now() - started
 }
 
 /** formatValue as it was: the shortest form that reads back, noise included. */
@@ -66,11 +87,10 @@ function shortest(value: number): string {
 }
 
 const formatRow = (kind: string, values: readonly number[], target: number): BenchRow => {
-  // Warm both before measuring.
-  perValue(values.slice(0, 10_000), formatValue)
-  perValue(values.slice(0, 10_000), shortest)
-  const ours = perValue(values, formatValue)
-  const base = perValue(values, shortest)
+  const [ours, base] = paired(
+    () => printRun(values, formatValue),
+    () => printRun(values, shortest),
+  )
   return {
     name: `formatValue, 1,000,000 ${kind}`,
     figure: `${ours.toFixed(0)} ns a value`,
@@ -86,12 +106,10 @@ const rows: BenchRow[] = [
   formatRow('fractions (ns durations, ms timestamps)', fractions, FORMAT_TARGET),
   formatRow('noisy fractions, each rounded', noisy, NOISY_TARGET),
 ]
-renderMs('objstore')
-renderMs('minio')
-// Alternated, so that a busy moment of the machine weighs on both.
-const pairs = Array.from({ length: 3 }, () => [renderMs('objstore'), renderMs('minio')] as const)
-const ours = median(pairs.map(([objstore]) => objstore))
-const minio = median(pairs.map(([, named]) => named))
+const [ours, minio] = paired(
+  () => renderMs('objstore'),
+  () => renderMs('minio'),
+)
 rows.push({
   name: `render a snapshot of ${BUCKETS.toLocaleString('en')} buckets, METRICS_NAMESPACE=minio`,
   figure: `${minio.toFixed(1)} ms`,
