@@ -55,7 +55,11 @@ export const scanHealthFamilies = describe('scanner', {
     ['source'],
     'Current objects the running scan round has listed so far: the buckets it measured (their figures) and what the listings of those in progress have folded (s3: each page; fs: every 65,536 files of a walk; rgw: a bucket at a time). 0 while no round runs.',
   ),
-  scan_round_bytes_listed: family('gauge', ['source'], 'Bytes of the objects scan_round_objects_listed counts. 0 while no round runs.'),
+  scan_round_bytes_listed: family(
+    'gauge',
+    ['source'],
+    'Bytes of the objects scan_round_objects_listed counts. 0 while no round runs.',
+  ),
 })
 
 type Sink = MetricSink<typeof scanHealthFamilies>
