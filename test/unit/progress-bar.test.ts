@@ -40,7 +40,14 @@ test('only a terminal gets a bar, and TERM=dumb does not', () => {
 
 test('a log line clears the bar, is written, and the bar is drawn again below it; stop clears it', async () => {
   let written = ''
-  const terminal = { write: (text: string) => ((written += text), true), isTTY: true, columns: 200 }
+  const terminal = {
+    write: (text: string) => {
+      written += text
+      return true
+    },
+    isTTY: true,
+    columns: 200,
+  }
   const bar = new ProgressBar(
     terminal,
     () => VIEW,
