@@ -38,7 +38,7 @@ const SMALL_BYTES = sum(SMALL_A) + sum(SMALL_B)
 /** Holds the `page`-th ListObjectsV2 of big-bucket from now on until `release()`. */
 function holdPage(gate: S3Gate, page: number) {
   let seen = 0
-  let release = () => undefined as void
+  let release: () => void = () => undefined
   const released = new Promise<void>((resolve) => {
     release = resolve
   })
