@@ -43,6 +43,8 @@ export interface ExporterOptions {
   readonly extraCollectors?: readonly Collector[]
   /** How long rendered runtime families are served again (RUNTIME_MAX_AGE_MS); set only in tests. */
   readonly runtimeMaxAgeMs?: number
+  /** Between two progress lines of a running scan round (15 s); set only in tests. */
+  readonly progressIntervalMs?: number
 }
 
 export interface Exporter {
@@ -113,11 +115,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   // Only a local source reads DATA_DIR: an S3 or RGW exporter leaves no folder where it runs.
   if (SOURCES.find((source) => source.name === config.BUCKETS_SOURCE)?.local)
     await mkdir(config.DATA_DIR, { recursive: true })
-  const scanner = await createScannerFromConfig(
-    config,
-    logger.child({ component: 'scanner' }),
-    options.scanClock ? { clock: options.scanClock } : {},
-  )
+  const scanner = await createScannerFromConfig(config, logger.child({ component: 'scanner' }), {
+    ...(options.scanClock ? { clock: options.scanClock } : {}),
+    progressIntervalMs: options.progressIntervalMs,
+  })
   const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming, {
     budget,
@@ -135,7 +136,12 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   })
   const collectors: Collector[] = [
     drives,
-    createUsageCollector({ snapshot: () => scanner.snapshot, exposition: usageExposition }),
+    createUsageCollector({
+      snapshot: () => scanner.snapshot,
+      exposition: usageExposition,
+      source: config.BUCKETS_SOURCE,
+      progress: () => scanner.progress,
+    }),
     // What scans cost the store, for sources that send requests (s3, rgw).
     ...(scanner.sourceRequests
       ? [
@@ -174,6 +180,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     usage: () => scanner.snapshot,
     sourceFailure: () => scanner.sourceFailure,
     nextScanAtMs: () => scanner.nextScanAtMs,
+    scanProgress: () => scanner.progress,
   }
   const app = await buildApp({
     config,

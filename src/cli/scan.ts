@@ -5,8 +5,10 @@ import { expositionNaming } from '../exporter.js'
 import { createLogger } from '../logging/create-logger.js'
 import { routeProcessWarnings } from '../logging/process-warnings.js'
 import { createScannerFromConfig } from '../scanning/index.js'
+import type { UsageScanner } from '../scanning/scanner.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import { loadWithFlags, logConfigWarnings, refuseConfiguration } from './flags.js'
+import { ProgressBar, wantsBar } from './progress-bar.js'
 import { redactedOutput, renderScan, type ScanFormat, writeAtomically } from './scan-output.js'
 
 /**
@@ -34,14 +36,26 @@ export async function scan(options: Readonly<Record<string, unknown>>): Promise<
     refuseConfiguration(error)
   }
   const config = { ...loaded.config, STATE_FILE: '' }
-  const logging = createLogger(config, { consoleOutput: process.stderr })
+  // On a terminal a progress bar shows on stderr, the log lines written above it.
+  let scanner: UsageScanner | undefined
+  let bar: ProgressBar | undefined
+  if (wantsBar(process.stderr, process.env))
+    bar = new ProgressBar(
+      process.stderr,
+      () => scanner?.progress,
+      (text) => logging.redactor.redact(text),
+    )
+  const logging = createLogger(config, { consoleOutput: bar?.logStream ?? process.stderr })
   routeProcessWarnings(logging.logger)
   logConfigWarnings(logging.logger, loaded)
-  const scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
+  scanner = await createScannerFromConfig(config, logging.logger.child({ component: 'scanner' }))
   let snapshot: UsageSnapshot
   try {
-    snapshot = await scanner.scanNow()
+    const scanned = scanner.scanNow()
+    bar?.start()
+    snapshot = await scanned
   } finally {
+    bar?.stop()
     await scanner.close()
   }
   // What the store named (a bucket, a storage class, a key prefix) is printed: blanked of secrets

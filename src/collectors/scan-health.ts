@@ -1,5 +1,6 @@
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
+import type { RoundProgressView } from '../scanning/round-progress.js'
 import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf } from '../snapshot/stored-records.js'
 
@@ -49,6 +50,16 @@ export const scanHealthFamilies = describe('scanner', {
     ['source'],
     'Whether the usage source answered the last scan (1: listed its buckets and measured at least one, if any) or not (0).',
   ),
+  scan_round_objects_listed: family(
+    'gauge',
+    ['source'],
+    'Current objects the running scan round has listed so far: the buckets it measured (their figures) and what the listings of those in progress have folded (s3: each page; fs: every 65,536 files of a walk; rgw: a bucket at a time). 0 while no round runs.',
+  ),
+  scan_round_bytes_listed: family(
+    'gauge',
+    ['source'],
+    'Bytes of the objects scan_round_objects_listed counts. 0 while no round runs.',
+  ),
 })
 
 type Sink = MetricSink<typeof scanHealthFamilies>
@@ -65,6 +76,15 @@ export function writeSourceUp(out: Sink, snapshot: UsageSnapshot): void {
     {},
     Math.max(0, snapshot.completedAtMs - snapshot.startedAtMs) / 1000,
   )
+}
+
+/**
+ * The running round's objects and bytes so far, written every scrape (not with the snapshot): 0
+ * between rounds, so the series is always there and a graph of it is a sawtooth, one tooth a round.
+ */
+export function writeRoundProgress(out: Sink, source: string, progress: RoundProgressView | undefined): void {
+  out.set('scan_round_objects_listed', { source }, progress?.objects ?? 0)
+  out.set('scan_round_bytes_listed', { source }, progress?.bytes ?? 0)
 }
 
 /** One bucket's last scan: success, duration, last success and unreadable entries. */

@@ -1,5 +1,7 @@
 import type { MetricSet } from '../metrics/metric-set.js'
+import type { RoundProgressView } from '../scanning/round-progress.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
+import { writeRoundProgress } from './scan-health.js'
 import type { Collector } from './types.js'
 import type { UsageExposition } from './usage-exposition.js'
 import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-series.js'
@@ -13,6 +15,10 @@ const RENDERING_GRACE_MS = 250
 export interface UsageCollectorOptions {
   /** The scanner's last completed snapshot; undefined until the first one. */
   readonly snapshot: () => UsageSnapshot | undefined
+  /** BUCKETS_SOURCE: the `source` label of the running round's progress. */
+  readonly source?: string
+  /** The running round's progress; undefined between rounds. */
+  readonly progress?: () => RoundProgressView | undefined
   /** Renders each snapshot's families once, for every scrape of it. */
   readonly exposition: UsageExposition
   /** Injected by tests that pin the clock; Date.now otherwise. */
@@ -34,6 +40,8 @@ export function createUsageCollector(options: UsageCollectorOptions): Collector<
     name: 'usage',
     families: usageCollectorFamilies,
     async collect(out: MetricSet<UsageCollectorFamilies>) {
+      // Before the first snapshot too: a first scan of a large store is when it is looked at.
+      if (options.source !== undefined) writeRoundProgress(out, options.source, options.progress?.())
       const latest = options.snapshot()
       if (!latest) return
       // While a new snapshot renders, the last one rendered is served, and its age with it.

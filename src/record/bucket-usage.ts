@@ -102,6 +102,16 @@ export class UsageAccumulator {
     this.#figures = figureFolds(options)
   }
 
+  /** Current objects folded so far (a walk's progress). */
+  get objects(): number {
+    return this.#objects
+  }
+
+  /** Their bytes. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
   /**
    * One current object (ListedObject: its size, last-modified time, storage class, and the label
    * of its prefix when prefixes are measured); nothing of it is kept.

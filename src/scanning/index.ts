@@ -16,7 +16,11 @@ const KIND_CHECK_WAIT_MS = 2000
 export async function createScannerFromConfig(
   config: Config,
   logger: Logger,
-  options: { readonly clock?: () => number } = {},
+  options: {
+    readonly clock?: () => number
+    /** Between two progress lines of a round; 15 s unless a test says otherwise. */
+    readonly progressIntervalMs?: number | undefined
+  } = {},
 ): Promise<UsageScanner> {
   const stateFile = config.STATE_FILE ? await checkedStateFile(config) : undefined
   return new UsageScanner({
@@ -33,6 +37,7 @@ export async function createScannerFromConfig(
     ...(stateFile ? { stateFile } : {}),
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
+    progressIntervalMs: options.progressIntervalMs,
   })
 }
 

@@ -2,11 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { eachInSlices, keptInSlices, Slices } from '../event-loop-slices.js'
 import { type BucketRecord, inOrder, type RecordsByName, sortedRecordsByName } from '../snapshot/snapshot.js'
 import { figuresOf } from '../snapshot/stored-records.js'
-import { linkedAbort } from '../sources/linked-abort.js'
 import { ListingSlots } from '../sources/listings-in-flight.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from '../sources/types.js'
 import { SourceError } from '../sources/types.js'
+import { bounded } from './bounded.js'
 import type { BucketFilter } from './bucket-filter.js'
+import type { RoundProgress } from './round-progress.js'
 import type { BucketFailures } from './scan-failures.js'
 
 /**
@@ -33,6 +34,8 @@ export interface ScanRoundOptions {
   readonly startedMs?: number
   /** The last snapshot's per-user part, kept when this round cannot read the users. */
   readonly previousUsers?: UserScan
+  /** Told what the round plans, starts and ends, and what the listings fold (round-progress.ts). */
+  readonly progress?: RoundProgress
 }
 
 export interface ScanResult {
@@ -97,6 +100,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
     // selected in slices (100,000: 25 ms). The records merged from them are sorted too.
     const sorted = inOrder(round.buckets) ? round.buckets : [...round.buckets].sort()
     const names = await keptInSlices(sorted, (name, index) => name !== sorted[index - 1] && filter(name))
+    options.progress?.planned(names.length)
     // One budget of listings in flight: each bucket holds a slot while measured, and a source that
     // splits a bucket (s3 key ranges) takes the slots the other buckets leave spare.
     const slots = new ListingSlots(concurrency)
@@ -109,6 +113,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
       }
     })
     if (signal.aborted) throw signal.reason
+    options.progress?.finishing()
     records = []
     // In slices: at 100,000 buckets merging them in one go held the event loop some 150 ms.
     const slices = new Slices()
@@ -190,38 +195,19 @@ async function measure(
 ): Promise<Outcome> {
   const started = performance.now()
   const seconds = () => Math.round((performance.now() - started) * 1e6) / 1e9 // whole ns, not binary noise
+  const { progress } = options
+  const listing = progress?.started(bucket)
   try {
     const usage = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-      round.measure(bucket, signal, slots),
+      round.measure(bucket, signal, slots, listing),
     )
+    if (listing) progress?.ended(listing, { usage })
     return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
   } catch (error) {
-    return { ok: false, error: asSourceError(error), seconds: seconds() }
-  }
-}
-
-/**
- * Runs `work` within `timeoutMs` (SCAN_TIMEOUT_SECONDS): its signal aborts when the scan does or
- * the time is up, and the result is given up at that moment even if `work` ignores the signal.
- */
-async function bounded<T>(
-  scanSignal: AbortSignal,
-  timeoutMs: number,
-  what: string,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const abort = linkedAbort(scanSignal)
-  const timer = setTimeout(() => {
-    const limit = timeoutMs / 1000
-    abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
-  }, timeoutMs)
-  timer.unref()
-  const { signal } = abort
-  try {
-    return await untilAborted(work(signal), signal)
-  } finally {
-    clearTimeout(timer)
-    abort.dispose()
+    const failure = asSourceError(error)
+    const gone = failure.kind === 'missing' && !options.fixedBuckets
+    if (listing) progress?.ended(listing, { failed: !gone })
+    return { ok: false, error: failure, seconds: seconds() }
   }
 }
 
@@ -266,19 +252,6 @@ function mergeRecord(
 function asSourceError(error: unknown): SourceError {
   if (error instanceof SourceError) return error
   return new SourceError(error instanceof Error ? error.message : String(error), 'failed', { cause: error })
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
 }
 
 /** Maps `items` through `work`, at most `limit` at a time, keeping the order of `items`. */

@@ -5,6 +5,8 @@ import { listingPagesBetween, type SourceRequests } from '../sources/request-cou
 import type { UsageSource } from '../sources/types.js'
 import type { BucketFilter } from './bucket-filter.js'
 import { NoBucketsNotice } from './no-buckets.js'
+import { logProgressWhileRunning } from './progress-log.js'
+import { RoundProgress, type RoundProgressView } from './round-progress.js'
 import { roundTotals } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
@@ -25,6 +27,8 @@ export interface UsageScannerOptions {
   readonly logger: Logger
   /** When a scan starts (ages are measured against it), ms since the epoch; Date.now by default. */
   readonly clock?: () => number
+  /** Between two progress lines of a running round: 15 s (progress-log.ts) unless a test says otherwise. */
+  readonly progressIntervalMs?: number | undefined
 }
 
 /** The pause between scans varies by this share either way, so replicas do not scan in step. */
@@ -54,6 +58,8 @@ export class UsageScanner {
   readonly #stateFile: StateFileKeeper | undefined
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
+  /** The running round's progress; undefined between rounds. */
+  #progress: RoundProgress | undefined
   #closed = false
 
   constructor(options: UsageScannerOptions) {
@@ -98,6 +104,11 @@ export class UsageScanner {
   /** Listing pages of the last scan round this process completed; undefined before one, or for fs. */
   get lastScanListingPages(): ReadonlyMap<string, number> | undefined {
     return this.#listingPages
+  }
+
+  /** The running round's progress (no I/O: counts kept as it goes); undefined between rounds. */
+  get progress(): RoundProgressView | undefined {
+    return this.#progress?.view()
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -188,9 +199,26 @@ export class UsageScanner {
   }
 
   async #scan(): Promise<UsageSnapshot> {
-    const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
+    const { source } = this.#options
     const startedAtMs = Date.now()
     this.#logger.debug({ source: source.name }, 'usage scan started')
+    const progress = new RoundProgress({ source: source.name, startedAtMs, requests: source.requests })
+    this.#progress = progress
+    const stopLog = logProgressWhileRunning({
+      logger: this.#logger,
+      view: () => progress.view(),
+      intervalMs: this.#options.progressIntervalMs,
+    })
+    try {
+      return await this.#round(startedAtMs, progress)
+    } finally {
+      stopLog()
+      this.#progress = undefined
+    }
+  }
+
+  async #round(startedAtMs: number, progress: RoundProgress): Promise<UsageSnapshot> {
+    const { source, filter, fixedBuckets, concurrency, timeoutMs } = this.#options
     const requestsBefore = source.requests?.counts()
     const result = await scanOnce({
       source,
@@ -203,14 +231,15 @@ export class UsageScanner {
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
       ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
+      progress,
     })
     if (requestsBefore && source.requests)
       this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())
     this.#reportSource(result.sourceFailure)
-    return this.#finish(result, startedAtMs)
+    return this.#finish(result, startedAtMs, progress.view().requests)
   }
 
-  async #finish(result: ScanResult, startedAtMs: number): Promise<UsageSnapshot> {
+  async #finish(result: ScanResult, startedAtMs: number, requests?: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
     const noBuckets = this.#noBuckets.next(source.name, result, this.#snapshot)
@@ -235,6 +264,7 @@ export class UsageScanner {
         objects,
         bytes,
         durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
+        ...(requests === undefined ? {} : { requests }),
         failed,
         sourceUp,
         ...(this.#sourceFailure ? { error: this.#sourceFailure } : {}),

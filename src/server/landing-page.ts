@@ -4,6 +4,7 @@ import { failingBuckets } from './bucket-view.js'
 import { renderBucketList } from './landing/buckets.js'
 import { renderDrives } from './landing/drives.js'
 import { escapeHtml, timestamp } from './landing/format.js'
+import { renderRunningScan } from './landing/progress.js'
 import type { ListProblem, ListState } from './landing/query.js'
 import type { ExporterStatus } from './status.js'
 
@@ -97,7 +98,10 @@ function renderBuckets(input: LandingPageInput, text: (value: string) => string)
   const { status, nowMs } = input
   const snapshot = status.usage()
   const nextAtMs = status.nextScanAtMs()
-  const next = `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
+  const running = status.scanProgress?.()
+  const next = running
+    ? renderRunningScan(running, nowMs, text)
+    : `<p id="next-scan">${nextAtMs === undefined ? 'A scan is running now.' : `Next scan at ${timestamp(nextAtMs, nowMs)}; buckets created since the last scan appear then.`}</p>`
   if (!snapshot) return `<p class="note">No usage snapshot yet: the first scan is running.</p>\n${next}`
   const failed = failingBuckets(snapshot.buckets)
   const state = snapshot.sourceUp
@@ -114,7 +118,7 @@ h1 { margin-bottom: .2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #dd
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #eee; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { color: #666; } dd { margin: 0; }
 caption { text-align: left; color: #666; }
-meter { width: 12rem; height: 1rem; vertical-align: middle; }
+meter, progress { width: 12rem; height: 1rem; vertical-align: middle; }
 .state.ok { color: #1a7f37; } .state.bad { color: #cf222e; } .state.unknown, .note { color: #666; }
 .problem { color: #cf222e; } tfoot th, tfoot td { font-weight: 600; border-top: 2px solid #ccc; }
 th a { color: inherit; } form { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; margin: 1rem 0; }

@@ -1,5 +1,6 @@
 import type { DriveState } from '../collectors/drive-probe.js'
 import type { CollectorOutcome } from '../collectors/runner.js'
+import type { RoundProgressView } from '../scanning/round-progress.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 
 /** One configured drive and what the last scrape found (undefined before the first scrape). */
@@ -28,4 +29,6 @@ export interface ExporterStatus {
   sourceFailure(): string | undefined
   /** When the next scan starts, ms since the epoch; undefined while one runs. */
   nextScanAtMs(): number | undefined
+  /** The running scan round's progress; undefined between rounds. */
+  scanProgress?(): RoundProgressView | undefined
 }

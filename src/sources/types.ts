@@ -45,8 +45,15 @@ export interface ScanRound {
    * Measures one bucket; rejects with a SourceError. `signal` aborts on the bucket's timeout.
    * `slots` is the round's budget of listings in flight (SCAN_CONCURRENCY); the caller holds one
    * for this bucket, and a source may take spare ones to list parts of the bucket at once.
+   * `progress`, when given, is told what the listing has folded so far, a page (s3) or a walk's
+   * batch (fs) at a time; a bulk source, which measured in beginScan, need not tell it.
    */
-  measure(bucket: string, signal: AbortSignal, slots?: ListingSlots): Promise<BucketUsage>
+  measure(
+    bucket: string,
+    signal: AbortSignal,
+    slots?: ListingSlots,
+    progress?: ListingProgress,
+  ): Promise<BucketUsage>
   /**
    * Bytes of files under the source's data folder but in no bucket's folder (fs: `.minio.sys` and
    * other hidden folders, lost+found, top-level files), measured after the buckets; only sources
@@ -60,6 +67,15 @@ export interface ScanRound {
   users?(signal: AbortSignal): Promise<UserScan>
   /** Releases what the round holds (worker threads, fetched stats). */
   close?(): Promise<void>
+}
+
+/**
+ * What a bucket's listing tells as it goes (the round's progress: a log line, the landing page,
+ * the `scan_round_*_listed` gauges). Told a page or a batch at a time, never per object.
+ */
+export interface ListingProgress {
+  /** `objects` more current objects, of `bytes` bytes in all, were folded. */
+  listed(objects: number, bytes: number): void
 }
 
 export interface UsageSource {

@@ -22,8 +22,11 @@ export const SNAPSHOT_FAMILIES: readonly CatalogueName[] = familyNames.filter(
     (catalogue[key].group === 'usage' || catalogue[key].group === 'scanner') &&
     // The snapshot's families (not the source's request counters, read live from the source).
     Object.hasOwn(usageCollectorFamilies, key) &&
-    // The snapshot's age changes with every scrape; it is not part of a snapshot's rendering.
-    key !== 'usage_snapshot_age_seconds',
+    // The snapshot's age and the running round's progress change with every scrape; they are
+    // not part of a snapshot's rendering.
+    key !== 'usage_snapshot_age_seconds' &&
+    key !== 'scan_round_objects_listed' &&
+    key !== 'scan_round_bytes_listed',
 )
 
 export function idiomaticRegistry(

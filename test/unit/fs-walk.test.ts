@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { bucketFolder, bucketLabel } from '../../src/sources/fs/source.js'
 import { MAX_STUCK_WALKS, stuckWalkFor, stuckWalks } from '../../src/sources/fs/stuck-walks.js'
-import { walkDirectory } from '../../src/sources/fs/walk.js'
+import { FILES_PER_PROGRESS, walkDirectory } from '../../src/sources/fs/walk.js'
 import { WalkPool } from '../../src/sources/fs/walk-pool.js'
 import { mountHungFilesystem } from '../support/hung-mount.js'
 import { bytePath, scratchFolder } from '../support/scratch.js'
@@ -174,4 +174,49 @@ test('walk threads stuck on a hung filesystem are counted until it answers, and 
   await hung.release()
   await waitFor('the stuck threads to end', () => stuckWalks() === 0, { timeoutMs: 20_000, intervalMs: 50 })
   assert.equal(stuckWalkFor('bucket-3'), undefined)
+})
+
+test('a walk tells its progress every so many files, and the pool the rest, adding up to the figures', async (t) => {
+  const root = await scratchFolder(t, 'objstore-walk-progress-')
+  // Reports are due every EVERY files (checked every 4,096 files): files for one report, in two folders.
+  const EVERY = 4096
+  const files = EVERY + 100
+  mkdirSync(join(root, 'a'))
+  mkdirSync(join(root, 'b'))
+  for (let index = 0; index < files; index++)
+    writeFileSync(join(root, index % 2 === 0 ? 'a' : 'b', `f${index}`), index % 3 === 0 ? 'xy' : 'x')
+  const bytes = files + Math.ceil(files / 3)
+  const told: Array<[number, number]> = []
+  const whole = walkDirectory(
+    { dirs: [root], expand: false, isBucketRoot: true, nowMs: Date.now() },
+    { progress: (objects, sum) => told.push([objects, sum]), filesPerProgress: EVERY },
+  )
+  assert.deepEqual([whole.usage.objects, whole.usage.bytes], [files, bytes])
+  assert.equal(told.length, 1, 'one report: the next is EVERY files later')
+  assert.equal(told[0]?.[0], EVERY, 'objects folded so far')
+  assert.ok((told[0]?.[1] ?? 0) >= EVERY && (told[0]?.[1] ?? 0) < bytes)
+  const quiet: unknown[] = []
+  walkDirectory(
+    { dirs: [root], expand: false, isBucketRoot: true, nowMs: Date.now() },
+    { progress: (objects) => quiet.push(objects) },
+  )
+  assert.equal(quiet.length, 0, `none before FILES_PER_PROGRESS (${FILES_PER_PROGRESS}) files`)
+
+  // Through the pool: deltas, the thread's running report, then the rest with the answer.
+  const pool = new WalkPool(1, undefined, EVERY)
+  t.after(() => pool.close())
+  const deltas: Array<[number, number]> = []
+  const result = await pool.run(
+    { dirs: [root], expand: false, isBucketRoot: true, nowMs: Date.now() },
+    new AbortController().signal,
+    root,
+    (objects, sum) => deltas.push([objects, sum]),
+  )
+  assert.deepEqual([result.usage.objects, result.usage.bytes], [files, bytes])
+  assert.equal(deltas.length, 2, 'the running report, then the rest')
+  assert.deepEqual(
+    deltas.reduce(([objects, sum], [o, b]) => [objects + o, sum + b], [0, 0]),
+    [files, bytes],
+  )
+  assert.equal(deltas[0]?.[0], EVERY)
 })

@@ -319,3 +319,43 @@ test('store-given names are escaped and secrets blanked, in the list and the tre
   )
   assert.match(page, /<title>&#60;img[^<]*\[redacted\][^<]*, prefix &#60;b&#62;\[redacted\]\/: 1\.0 MiB/)
 })
+
+test('a running round shows how far it got: buckets done of all, objects, bytes, rate, what is measured', () => {
+  const view = {
+    source: 's3',
+    startedAtMs: Date.UTC(2026, 0, 1, 0, 0),
+    phase: 'measuring' as const,
+    buckets: 53,
+    bucketsDone: 41,
+    failed: 1,
+    objects: 18_204_512,
+    bytes: 7 * 1024 ** 4,
+    requests: 18_311,
+    elapsedSeconds: 300,
+    objectsPerSecond: 60_681.7,
+    inProgress: ['archive-2024', `x-${SECRET}`, '<b>'],
+    inProgressCount: 5,
+  }
+  const page = render(status({ scanProgress: () => view }))
+  assert.match(
+    page,
+    /<p id="scan-progress">A scan is running: started <time datetime="2026-01-01T00:00:00Z">2026-01-01T00:00:00Z<\/time> \(5 min ago\)\. <progress value="41" max="53"><\/progress> 41 of 53 buckets · 1 failed · 18,204,512 objects · 7\.0 TiB · 60,682 objects\/s · 18,311 requests; measuring <code>archive-2024<\/code>, <code>x-\[redacted\]<\/code>, <code>&#60;b&#62;<\/code> and 2 more\.<\/p>/,
+  )
+  assert.doesNotMatch(page, /A scan is running now\./)
+  // While the buckets are listed there is no total: an indeterminate bar.
+  const listing = render(
+    status({
+      scanProgress: () => ({
+        ...view,
+        phase: 'listing',
+        buckets: undefined,
+        bucketsDone: 0,
+        failed: 0,
+        inProgress: [],
+        inProgressCount: 0,
+      }),
+    }),
+  )
+  assert.match(listing, /<progress><\/progress> listing buckets · 18,204,512 objects/)
+  assert.doesNotMatch(listing, /measuring/)
+})

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { SecretRedactor } from '../../logging/secret-redactor.js'
+import type { RoundProgressView } from '../../scanning/round-progress.js'
 import { bucketJson } from '../../snapshot/snapshot-json.js'
 import { VERSION } from '../../version.js'
 import { parseBucketFilter, viewBuckets } from '../bucket-view.js'
@@ -18,6 +19,26 @@ export interface ApiOptions {
   readonly status: ExporterStatus
   /** Blanks the secrets (in any encoding) out of any error text shown. */
   readonly redactor: SecretRedactor
+}
+
+/** The running round for /api/v1/status; null between rounds. */
+function runningScan(progress: RoundProgressView | undefined, scrub: (text: string) => string) {
+  if (!progress) return null
+  const round = (value: number) => Math.round(value * 10) / 10
+  return {
+    startedAt: new Date(progress.startedAtMs).toISOString(),
+    phase: progress.phase,
+    buckets: progress.buckets ?? null,
+    bucketsDone: progress.bucketsDone,
+    failedBuckets: progress.failed,
+    objects: progress.objects,
+    bytes: progress.bytes,
+    requests: progress.requests ?? null,
+    elapsedSeconds: round(progress.elapsedSeconds),
+    objectsPerSecond: round(progress.objectsPerSecond),
+    inProgress: progress.inProgress.map(scrub),
+    bucketsInProgress: progress.inProgressCount,
+  }
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
@@ -112,6 +133,7 @@ export async function apiRoutes(app: FastifyInstance, options: ApiOptions): Prom
         scanIntervalSeconds: status.scanIntervalSeconds,
         buckets: snapshot?.buckets.length ?? 0,
         failedBuckets: snapshot?.buckets.filter((record) => !record.scanSuccess).length ?? 0,
+        runningScan: runningScan(status.scanProgress?.(), scrub),
         collectors: status.collectors().map((outcome) => ({
           name: outcome.name,
           state: outcome.state,

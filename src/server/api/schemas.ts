@@ -118,6 +118,41 @@ export const DrivesResponseSchema = Type.Object(
   },
 )
 
+const Count = Type.Integer({ minimum: 0 })
+
+/** The running round as /api/v1/status gives it (src/scanning/round-progress.ts). */
+const RunningScanSchema = Type.Object(
+  {
+    startedAt: Instant,
+    phase: Type.Union([Type.Literal('listing'), Type.Literal('measuring'), Type.Literal('finishing')], {
+      description:
+        "listing: the buckets (rgw: every bucket's stats); measuring: the buckets; finishing: users, files outside buckets, the snapshot.",
+    }),
+    buckets: Type.Union([Count, Type.Null()], {
+      description: 'Buckets selected for the round; null while they are listed.',
+    }),
+    bucketsDone: Type.Integer({ minimum: 0, description: 'Of those, the ones measured or failed.' }),
+    failedBuckets: Type.Integer({ minimum: 0, description: 'Of those done, the ones that failed.' }),
+    objects: Type.Integer({
+      minimum: 0,
+      description:
+        'Current objects so far: the buckets measured, and what the listings of those in progress have folded (scan_round_objects_listed).',
+    }),
+    bytes: Type.Integer({ minimum: 0, description: 'Their bytes (scan_round_bytes_listed).' }),
+    requests: Type.Union([Count, Type.Null()], {
+      description: 'Requests sent to the store since the round started; null for fs.',
+    }),
+    elapsedSeconds: Type.Number({ minimum: 0 }),
+    objectsPerSecond: Type.Number({ minimum: 0, description: 'objects / elapsedSeconds.' }),
+    inProgress: Type.Array(Type.String(), {
+      maxItems: 3,
+      description: 'Buckets being measured, the longest first (at most 3), secrets blanked.',
+    }),
+    bucketsInProgress: Type.Integer({ minimum: 0, description: 'How many buckets are being measured.' }),
+  },
+  { additionalProperties: false },
+)
+
 export const StatusResponseSchema = Type.Object(
   {
     version: Type.String(),
@@ -136,6 +171,9 @@ export const StatusResponseSchema = Type.Object(
     failedBuckets: Type.Integer({
       minimum: 0,
       description: 'Of those, the ones the last scan could not measure.',
+    }),
+    runningScan: Type.Union([RunningScanSchema, Type.Null()], {
+      description: 'The scan round running now, and how far it got; null between rounds.',
     }),
     collectors: Type.Array(
       Type.Object(
@@ -166,10 +204,40 @@ export const StatusResponseSchema = Type.Object(
         scanIntervalSeconds: 300,
         buckets: 42,
         failedBuckets: 0,
+        runningScan: null,
         collectors: [
           { name: 'drives', state: 'ok', lastRunAt: '2026-12-03T09:31:00.000Z' },
           { name: 'usage', state: 'ok', lastRunAt: '2026-12-03T09:31:00.000Z' },
         ],
+      },
+      {
+        version: '0.1.0',
+        startedAt: '2026-12-03T09:00:00.000Z',
+        ready: false,
+        waitingFor: ['usage snapshot'],
+        source: 's3',
+        sourceUp: null,
+        sourceError: null,
+        lastScanAt: null,
+        nextScanAt: null,
+        scanIntervalSeconds: 300,
+        buckets: 0,
+        failedBuckets: 0,
+        runningScan: {
+          startedAt: '2026-12-03T09:00:01.000Z',
+          phase: 'measuring',
+          buckets: 53,
+          bucketsDone: 41,
+          failedBuckets: 0,
+          objects: 18204512,
+          bytes: 7340032000000,
+          requests: 18311,
+          elapsedSeconds: 605.2,
+          objectsPerSecond: 30080.2,
+          inProgress: ['archive-2024', 'logs-prod'],
+          bucketsInProgress: 2,
+        },
+        collectors: [{ name: 'usage', state: 'ok', lastRunAt: '2026-12-03T09:10:00.000Z' }],
       },
     ],
   },

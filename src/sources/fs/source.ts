@@ -8,6 +8,7 @@ import { withTopPrefixes } from '../../record/bucket-usage.js'
 import type { PrefixSettings } from '../../record/prefix-sketch.js'
 import { mergeUsage } from '../../record/usage-sums.js'
 import { linkedAbort } from '../linked-abort.js'
+import type { ListingProgress } from '../types.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { toSourceError } from './errors.js'
 import { bucketFolder, bucketLabel } from './names.js'
@@ -97,11 +98,12 @@ export function createFsSource(options: FsSourceOptions): UsageSource {
       const walks = pool
       return {
         buckets,
-        measure: async (bucket, signal) => {
+        measure: async (bucket, signal, _slots, progress) => {
           const usage = await measureBucket(walks, dataDir, bucket, signal, {
             nowMs,
             ages: options.ages ?? true,
             prefixes: options.prefixes,
+            progress,
           })
           return options.prefixes ? withTopPrefixes(usage, options.prefixes.topK) : usage
         },
@@ -181,9 +183,16 @@ async function measureBucket(
   dataDir: string,
   bucket: string,
   signal: AbortSignal,
-  folds: { readonly nowMs: number; readonly ages: boolean; readonly prefixes: PrefixSettings | undefined },
+  folds: {
+    readonly nowMs: number
+    readonly ages: boolean
+    readonly prefixes: PrefixSettings | undefined
+    /** Told each task's objects and bytes as its thread walks (the round's progress). */
+    readonly progress: ListingProgress | undefined
+  },
 ): Promise<BucketUsage> {
-  const { nowMs, ages, prefixes } = folds
+  const { nowMs, ages, prefixes, progress } = folds
+  const told = progress && ((objects: number, bytes: number) => progress.listed(objects, bytes))
   const folder = bucketFolder(bucket)
   if (
     folder.length === 0 ||
@@ -207,7 +216,7 @@ async function measureBucket(
   const context: BucketContext = prefixes ? { root: dir, prefixes, nowMs, ages } : { nowMs, ages }
   let root: WalkResult
   try {
-    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true, ...context }, signal, dir)
+    root = await pool.run({ dirs: [dir], expand: true, isBucketRoot: true, ...context }, signal, dir, told)
   } catch (error) {
     return fail(error)
   }
@@ -221,7 +230,7 @@ async function measureBucket(
   setMaxListeners(0, stop)
   let unreadable = root.unreadable
   const walk = async (task: WalkTask, depth: number): Promise<BucketUsage> => {
-    const result = await pool.run(task, stop, dir)
+    const result = await pool.run(task, stop, dir, told)
     unreadable += result.unreadable
     const parts = await Promise.all(
       splitFolders(result.subdirs, depth, pool.size, context).map((next) => walk(next, depth + 1)),

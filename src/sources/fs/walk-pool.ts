@@ -2,8 +2,8 @@ import { once } from 'node:events'
 import type { Worker } from 'node:worker_threads'
 import { startSiblingWorker } from '../../worker-threads.js'
 import { answered, askedToEnd, ended, stopped } from './stuck-walks.js'
-import type { WalkResult, WalkTask } from './walk.js'
-import type { WalkMessage, WalkReply, WalkRequest, WalkWorkerData } from './walk-worker.js'
+import { FILES_PER_PROGRESS, type WalkResult, type WalkTask } from './walk.js'
+import type { WalkMessage, WalkProgress, WalkReply, WalkRequest, WalkWorkerData } from './walk-worker.js'
 
 /** A walk task failed in the worker: `code` is the errno code (ENOENT, EACCES, ...). */
 export class WalkError extends Error {
@@ -24,6 +24,10 @@ interface Job {
   readonly resolve: (result: WalkResult) => void
   readonly reject: (error: unknown) => void
   readonly onAbort: () => void
+  /** Told what the task folded since it was last told (deltas): its running counts, then the rest. */
+  readonly progress: ((objects: number, bytes: number) => void) | undefined
+  /** What `progress` was told so far. */
+  readonly told: { objects: number; bytes: number }
 }
 
 interface Slot {
@@ -63,27 +67,43 @@ export class WalkPool {
   /** Threads whose running task was stopped, until they have answered every task posted to them. */
   readonly #stopping = new Set<Slot>()
   readonly #onWalker: ((walker: string) => void) | undefined
+  readonly #filesPerProgress: number
   /** Task ids start at 1: 0 is an empty stop cell. */
   #nextId = 1
   #closed = false
 
-  /** `onWalker`: told, with each answer, which walk its thread ran ("native" or "JavaScript (<why>)"). */
-  constructor(size: number, onWalker?: (walker: string) => void) {
+  /**
+   * `onWalker`: told, with each answer, which walk its thread ran ("native" or "JavaScript (<why>)");
+   * `filesPerProgress`: how often a task run with `progress` tells it (FILES_PER_PROGRESS).
+   */
+  constructor(size: number, onWalker?: (walker: string) => void, filesPerProgress = FILES_PER_PROGRESS) {
     this.size = Math.max(1, size)
     this.#onWalker = onWalker
+    this.#filesPerProgress = filesPerProgress
   }
 
-  run(task: WalkTask, signal: AbortSignal, owner = ''): Promise<WalkResult> {
+  /**
+   * `progress`, when given, is told what the task folds as it goes (every FILES_PER_PROGRESS files)
+   * and the rest when it is done, as deltas that add up to the result's objects and bytes.
+   */
+  run(
+    task: WalkTask,
+    signal: AbortSignal,
+    owner = '',
+    progress?: (objects: number, bytes: number) => void,
+  ): Promise<WalkResult> {
     if (this.#closed) return Promise.reject(new Error('walk pool closed'))
     if (signal.aborted) return Promise.reject(signal.reason)
     return new Promise<WalkResult>((resolve, reject) => {
       const job: Job = {
-        request: { ...task, id: this.#nextId++ },
+        request: { ...task, id: this.#nextId++, filesPerProgress: progress ? this.#filesPerProgress : 0 },
         owner,
         signal,
         resolve,
         reject,
         onAbort: () => this.#abort(job),
+        progress,
+        told: { objects: 0, bytes: 0 },
       }
       signal.addEventListener('abort', job.onAbort, { once: true })
       this.#queue.push(job)
@@ -171,7 +191,7 @@ export class WalkPool {
       stops: new Int32Array(shared, 0, POSTED_PER_THREAD),
       running: new Int32Array(shared, POSTED_PER_THREAD * Int32Array.BYTES_PER_ELEMENT, 1),
     }
-    slot.worker.on('message', (reply: WalkReply) => this.#answered(slot, reply))
+    slot.worker.on('message', (reply: WalkReply | WalkProgress) => this.#answered(slot, reply))
     slot.worker.on('error', (error) => this.#lose(slot, error))
     slot.worker.on('exit', (code) => this.#lose(slot, new Error(`walk worker exited with code ${code}`)))
     // After the listeners (adding a 'message' listener refs the thread again): an idle thread
@@ -181,7 +201,12 @@ export class WalkPool {
     return slot
   }
 
-  #answered(slot: Slot, reply: WalkReply): void {
+  #answered(slot: Slot, reply: WalkReply | WalkProgress): void {
+    if ('progress' in reply) {
+      const job = slot.jobs.get(reply.id)
+      if (job) tell(job, reply.progress.objects, reply.progress.bytes)
+      return
+    }
     const at = slot.posted.indexOf(reply.id)
     if (at < 0) return
     slot.posted.splice(at, 1)
@@ -193,6 +218,7 @@ export class WalkPool {
     slot.jobs.delete(reply.id)
     if (job) {
       this.#onWalker?.(reply.walker)
+      if (reply.ok) tell(job, reply.result.usage.objects, reply.result.usage.bytes)
       if (reply.ok) this.#settle(job, undefined, reply.result)
       else this.#settle(job, new WalkError(reply.message, reply.code))
     }
@@ -248,6 +274,15 @@ export class WalkPool {
     if (error === undefined) job.resolve(result as WalkResult)
     else job.reject(error)
   }
+}
+
+/** Tells `job`'s progress what it folded since it was last told: `objects` and `bytes` in all now. */
+function tell(job: Job, objects: number, bytes: number): void {
+  if (!job.progress) return
+  const { told } = job
+  job.progress(objects - told.objects, bytes - told.bytes)
+  told.objects = objects
+  told.bytes = bytes
 }
 
 /**

@@ -9,6 +9,14 @@ import { WalkStopped, type WalkTask, walkDirectory, walkerName } from './walk.js
 
 export interface WalkRequest extends WalkTask {
   readonly id: number
+  /** Files between two tellings of the objects and bytes folded so far (WalkProgress); 0: none. */
+  readonly filesPerProgress: number
+}
+
+/** A running task's objects and bytes so far, every FILES_PER_PROGRESS files (walk.ts). */
+export interface WalkProgress {
+  readonly id: number
+  readonly progress: { readonly objects: number; readonly bytes: number }
 }
 
 export type WalkMessage = { readonly kind: 'walk'; readonly request: WalkRequest } | { readonly kind: 'exit' }
@@ -51,10 +59,16 @@ port.on('message', (message: WalkMessage) => {
   try {
     const isStopped = stopped(request.id)
     if (isStopped()) throw new WalkStopped()
+    const { filesPerProgress } = request
+    const progress = (objects: number, bytes: number) =>
+      port.postMessage({ id: request.id, progress: { objects, bytes } } satisfies WalkProgress)
     reply = {
       id: request.id,
       ok: true,
-      result: walkDirectory(request, { stopped: isStopped }),
+      result: walkDirectory(
+        request,
+        filesPerProgress > 0 ? { stopped: isStopped, progress, filesPerProgress } : { stopped: isStopped },
+      ),
       walker: walkerName(),
     }
   } catch (error) {

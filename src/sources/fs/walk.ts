@@ -55,6 +55,10 @@ export interface WalkOptions {
   readonly reader?: FolderReader
   /** Asked between folders and every FILES_PER_STOP_CHECK files: true ends the walk (WalkStopped). */
   readonly stopped?: () => boolean
+  /** Told the objects and bytes folded so far every `filesPerProgress` files (the round's progress). */
+  readonly progress?: (objects: number, bytes: number) => void
+  /** FILES_PER_PROGRESS unless a test says otherwise; checked every FILES_PER_STOP_CHECK files. */
+  readonly filesPerProgress?: number
 }
 
 /** A walk ended because it was told to stop (its scan aborted or timed out). */
@@ -68,6 +72,11 @@ export class WalkStopped extends Error {
 
 /** Files between two checks of WalkOptions.stopped within a folder: some milliseconds of walking. */
 const FILES_PER_STOP_CHECK = 4096
+/**
+ * Files between two reports of WalkOptions.progress: a message to the main thread each, some
+ * tenths of a second of walking (the native walk folds 200,000 files in about 0.4 s).
+ */
+export const FILES_PER_PROGRESS = 16 * FILES_PER_STOP_CHECK
 
 /**
  * Walks with synchronous folder reads on a worker thread: several times faster than a promise per
@@ -79,8 +88,10 @@ const FILES_PER_STOP_CHECK = 4096
  */
 export function walkDirectory(task: WalkTask, options: WalkOptions = {}): WalkResult {
   const reader = options.reader ?? defaultReader()
-  const stopped = options.stopped
+  const { stopped, progress } = options
+  const filesPerProgress = options.filesPerProgress ?? FILES_PER_PROGRESS
   let filesToCheck = FILES_PER_STOP_CHECK
+  let reportedAt = 0
   const fold = new UsageAccumulator({
     storageClasses: false,
     nowMs: task.nowMs,
@@ -123,15 +134,18 @@ export function walkDirectory(task: WalkTask, options: WalkOptions = {}): WalkRe
   const sink: FolderSink = {
     folder: task.expand ? (path) => subdirs.push(path) : (path) => stack.push(path),
     // A flat folder of millions of files is one folder: asked every few thousand files as well.
-    file: stopped
-      ? (size, mtimeMs, path) => {
-          if (--filesToCheck === 0) {
+    file:
+      stopped || progress
+        ? (size, mtimeMs, path) => {
+            fileSink(size, mtimeMs, path)
+            if (--filesToCheck > 0) return
             filesToCheck = FILES_PER_STOP_CHECK
-            if (stopped()) throw new WalkStopped()
+            if (stopped?.()) throw new WalkStopped()
+            if (!progress || fold.objects - reportedAt < filesPerProgress) return
+            reportedAt = fold.objects
+            progress(fold.objects, fold.bytes)
           }
-          fileSink(size, mtimeMs, path)
-        }
-      : fileSink,
+        : fileSink,
     unreadable: () => {
       unreadable++
     },

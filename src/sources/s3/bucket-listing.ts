@@ -4,6 +4,7 @@ import type { BucketUsage, UsageAccumulator } from '../../record/bucket-usage.js
 import { keyPrefix, type PrefixSettings } from '../../record/prefix-sketch.js'
 import type { VersionEntry, VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
+import type { ListingProgress } from '../types.js'
 import { objectSize } from './errors.js'
 import { type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
 import {
@@ -41,6 +42,8 @@ export interface BucketListing {
   readonly logger: Logger
   /** What the store was found to ignore, shared by every bucket of the source. */
   readonly ignoredStarts: IgnoredStarts
+  /** Told each page's current objects and their bytes, as they are folded. */
+  readonly progress?: ListingProgress | undefined
 }
 
 export function listCurrent(listing: BucketListing, newFold: () => UsageAccumulator): Promise<BucketUsage> {
@@ -72,9 +75,13 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
         new ObjectsOrder(action, range.after),
       ),
     foldPage: (fold, page, range) => {
+      let [objects, bytes, within] = [0, 0, true]
       for (const object of page.contents) {
         const key = object.key ?? ''
-        if (pastRange(key, range)) return false
+        if (pastRange(key, range)) {
+          within = false
+          break
+        }
         const size = objectSize(object.size, action)
         fold.add({
           size,
@@ -82,8 +89,11 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
           storageClass: object.storageClass,
           prefix: prefixes && keyPrefix(key, prefixes),
         })
+        objects++
+        bytes += size
       }
-      return true
+      listing.progress?.listed(objects, bytes)
+      return within
     },
     continuesAfter: (page) => (page.truncated ? page.contents.at(-1)?.key : undefined),
     finish: (fold) => fold.finish(),
@@ -143,8 +153,10 @@ export function listVersions(
       const keptVersions = versions.filter(within)
       const keptMarkers = deleteMarkers.filter(within)
       const ended = keptVersions.length < versions.length || keptMarkers.length < deleteMarkers.length
+      const entries = keptVersions.map((version) => versionEntry(version, objectSize(version.size, action)))
+      if (listing.progress) reportCurrent(listing.progress, entries)
       fold.addPage(
-        keptVersions.map((version) => versionEntry(version, objectSize(version.size, action))),
+        entries,
         keptMarkers.map((deleteMarker) => versionEntry(deleteMarker, undefined)),
         page.truncated && !ended ? page.nextKeyMarker : undefined,
       )
@@ -200,6 +212,20 @@ function shared(listing: BucketListing, kind: ListingKind) {
       )
     },
   }
+}
+
+/**
+ * A versions page's current objects (the latest versions) told to the round's progress: what the
+ * fold will count as current (a key whose latest version straddles pages is told on its page).
+ */
+function reportCurrent(progress: ListingProgress, entries: readonly VersionEntry[]): void {
+  let [objects, bytes] = [0, 0]
+  for (const entry of entries) {
+    if (!entry.isLatest) continue
+    objects++
+    bytes += entry.size ?? 0
+  }
+  progress.listed(objects, bytes)
 }
 
 /** A listed version (with its size) or delete marker (without) as the fold takes it. */

@@ -76,7 +76,10 @@ export async function listByRanges<Page, Fold>(listing: RangedListing<Page, Fold
   }
 }
 
-/** The bucket as one listing, page after page, never split. */
+/**
+ * The bucket as one listing, page after page, never split. What the parts' pages told the round's
+ * progress is told again as this listing goes; the bucket's count is set right when it ends.
+ */
 async function listWhole<Page, Fold>(listing: RangedListing<Page, Fold>): Promise<BucketUsage> {
   const range: KeyRange = { after: undefined, through: undefined }
   const fold = listing.newFold()

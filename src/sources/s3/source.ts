@@ -8,6 +8,7 @@ import { VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
+import type { ListingProgress } from '../types.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
@@ -102,7 +103,8 @@ class S3UsageSource implements UsageSource {
     const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
     const round: ScanRound = {
       buckets,
-      measure: (bucket, bucketSignal, slots) => this.#measure(bucket, bucketSignal, startedMs, slots),
+      measure: (bucket, bucketSignal, slots, progress) =>
+        this.#measure(bucket, bucketSignal, startedMs, slots, progress),
     }
     return round
   }
@@ -136,14 +138,16 @@ class S3UsageSource implements UsageSource {
     signal: AbortSignal,
     startedMs: number,
     slots: ListingSlots | undefined,
+    progress: ListingProgress | undefined,
   ): Promise<BucketUsage> {
     let usage: BucketUsage | undefined
+    const listing = this.#listing(bucket, signal, slots, progress)
     if (this.#options.scanVersions) {
       usage = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
-        this.#foldVersions(bucket, signal, startedMs, slots),
+        this.#foldVersions(listing, startedMs),
       )
     }
-    usage ??= await this.#foldCurrent(bucket, signal, startedMs, slots)
+    usage ??= await this.#foldCurrent(listing, startedMs)
     if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
     const multipart =
       this.#options.uploads === false
@@ -191,8 +195,8 @@ class S3UsageSource implements UsageSource {
     this.#options.logger.info({ operation, bucket }, `store does not implement ${operation}: ${consequence}`)
   }
 
-  async #foldCurrent(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
-    return listCurrent(this.#listing(bucket, signal, slots), () => this.#accumulator(nowMs))
+  async #foldCurrent(listing: BucketListing, nowMs: number) {
+    return listCurrent(listing, () => this.#accumulator(nowMs))
   }
 
   /**
@@ -200,10 +204,10 @@ class S3UsageSource implements UsageSource {
    * the fold (version-listing.ts) carries the page's last key (NextKeyMarker) into the next page.
    * Memory is one page's entries per key range listed at once.
    */
-  async #foldVersions(bucket: string, signal: AbortSignal, nowMs: number, slots?: ListingSlots) {
+  async #foldVersions(listing: BucketListing, nowMs: number) {
     const prefixes = this.#options.prefixes
     return listVersions(
-      this.#listing(bucket, signal, slots),
+      listing,
       () =>
         new VersionListingFold({
           storageClasses: true,
@@ -216,7 +220,12 @@ class S3UsageSource implements UsageSource {
     )
   }
 
-  #listing(bucket: string, signal: AbortSignal, slots: ListingSlots | undefined): BucketListing {
+  #listing(
+    bucket: string,
+    signal: AbortSignal,
+    slots: ListingSlots | undefined,
+    progress: ListingProgress | undefined,
+  ): BucketListing {
     const maxRanges = this.#options.listRanges ?? DEFAULT_LIST_RANGES
     return {
       client: this.#client,
@@ -228,6 +237,7 @@ class S3UsageSource implements UsageSource {
       send: (action, callSignal, call) => this.#send(action, callSignal, call),
       logger: this.#options.logger,
       ignoredStarts: this.#ignoredStarts,
+      progress,
     }
   }
 

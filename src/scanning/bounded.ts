@@ -1,0 +1,40 @@
+import { linkedAbort } from '../sources/linked-abort.js'
+import { SourceError } from '../sources/types.js'
+
+/**
+ * Runs `work` within `timeoutMs` (SCAN_TIMEOUT_SECONDS): its signal aborts when the scan does or
+ * the time is up, and the result is given up at that moment even if `work` ignores the signal.
+ */
+export async function bounded<T>(
+  scanSignal: AbortSignal,
+  timeoutMs: number,
+  what: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abort = linkedAbort(scanSignal)
+  const timer = setTimeout(() => {
+    const limit = timeoutMs / 1000
+    abort.controller.abort(new SourceError(`${what} within SCAN_TIMEOUT_SECONDS (${limit} s)`, 'failed'))
+  }, timeoutMs)
+  timer.unref()
+  const { signal } = abort
+  try {
+    return await untilAborted(work(signal), signal)
+  } finally {
+    clearTimeout(timer)
+    abort.dispose()
+  }
+}
+
+/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined)
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
