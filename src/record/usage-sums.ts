@@ -2,7 +2,7 @@
  * How the figures of two records combine, said once. Three places sum records: the fs walk merges
  * the parts of one bucket its threads folded and the s3 source the key ranges of one bucket it
  * listed at once (mergeUsage, here), and BUCKETS_TOP_N sums the buckets it does not itemise into
- * the `_other` row (sumFigures, src/collectors/usage-budget.ts). All add the figures listed in
+ * the `_other` row (sumFigures, src/exposition/usage-budget.ts). All add the figures listed in
  * ADDITIVE_FIGURES; every other numeric figure of a
  * record is in NOT_ADDITIVE_FIGURES with what becomes of it. A unit test walks the record's schema
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
