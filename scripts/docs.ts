@@ -171,7 +171,6 @@ const REFERENCE_BUCKET: BucketRecord = {
       expiredDeleteMarkers: 0,
     },
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
-    quotaBytes: 1,
     unreadableEntries: 0,
     prefixes: {
       rows: Array.from({ length: DEFAULT_PREFIX_TOP_K }, (_, index) => ({

@@ -5,7 +5,7 @@
  * worker).
  */
 
-import { figureFamilies, writeFigures } from '../figures/assemble.js'
+import { figureFamilies, inFigurePlaces, writeFigures } from '../figures/assemble.js'
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import {
@@ -88,12 +88,6 @@ const usageFamilies = describe('usage', {
     'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
     'versions',
   ),
-  bucket_quota_total_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
-    'quota',
-  ),
   bucket_objects_size_distribution: family(
     'gauge',
     ['bucket', 'range'],
@@ -159,18 +153,29 @@ const usageFamilies = describe('usage', {
  * The families of a usage snapshot: its figures per bucket, per user and summed, and the scan
  * health of the same snapshot. The catalogue places them as one block.
  */
-export const usageSnapshotFamilies = unionOf(
-  [
-    usageFamilies,
-    usageAgeFamilies,
-    prefixFamilies,
-    bucketInfoFamilies,
-    usageLogFamilies,
-    userFamilies,
-    scanHealthFamilies,
-    figureFamilies,
-  ],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
+export const usageSnapshotFamilies = inFigurePlaces(
+  unionOf(
+    [
+      usageFamilies,
+      usageAgeFamilies,
+      prefixFamilies,
+      bucketInfoFamilies,
+      usageLogFamilies,
+      userFamilies,
+      scanHealthFamilies,
+      figureFamilies,
+    ],
+    [
+      'usage',
+      'usage by age',
+      'usage prefixes',
+      'bucket info',
+      'usage log',
+      'users',
+      'scan health',
+      'figures',
+    ],
+  ),
 )
 
 /** What the usage collector emits: a snapshot's families and what the series budget left out of it. */
@@ -315,7 +320,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
       )
     }
   }
-  if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
   writeBucketAgeSeries(out, name, usage)
   if (usage.prefixes) writePrefixes(out, name, usage)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)

@@ -81,6 +81,13 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly families: F
   /** Writes its families from a bucket's record (the `_other` row's too). */
   readonly write: (out: MetricSink<F>, bucket: string, values: Partial<Static<TObject<P>>>) => void
+  /**
+   * A figure of the record's first ones, moved into a folder, keeps its place: its families go
+   * before `family` in the exposition (and docs/metrics.md), its properties before `property` in
+   * docs/cardinality.md's lists, so the output is the same as before the move. A new figure has
+   * none: it goes last.
+   */
+  readonly keepsPlace?: { readonly family: string; readonly property: string }
 }
 
 /** What every record holds, which a figure's invariant may compare with. */

@@ -86,7 +86,7 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota is one). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
@@ -116,8 +116,6 @@ export const BucketUsageSchema = Type.Object({
   versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */
   multipart: Type.Optional(MultipartUsageSchema),
-  /** Present when the source knows a quota for the bucket. */
-  quotaBytes: Type.Optional(Count),
   /**
    * Entries below the bucket that could not be read and are not counted (fs: a path longer than
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
