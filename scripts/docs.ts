@@ -155,8 +155,6 @@ const REFERENCE_BUCKET: BucketRecord = {
     sizeHistogram: new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0),
     sizeRanges: new Array<number>(MINIO_SIZE_RANGES.length).fill(0),
     largestObjectBytes: 1,
-    newestModifiedSeconds: 1,
-    oldestModifiedSeconds: 1,
     ageBytes: ageCounts(),
     ageObjects: ageCounts(),
     storageClassBytes: { STANDARD: 1 },

@@ -112,18 +112,6 @@ const usageFamilies = describe('usage', {
     'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
     'sizes',
   ),
-  bucket_newest_object_timestamp_seconds: family(
-    'gauge',
-    ['bucket'],
-    'Last-modified time (mtime for fs) of the newest current object, seconds since the epoch.',
-    'times',
-  ),
-  bucket_oldest_object_timestamp_seconds: family(
-    'gauge',
-    ['bucket'],
-    'Last-modified time (mtime for fs) of the oldest current object, seconds since the epoch.',
-    'times',
-  ),
   bucket_storage_class_bytes: family(
     'gauge',
     ['bucket', 'storage_class'],
@@ -288,12 +276,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   }
   if (usage.largestObjectBytes !== undefined) {
     out.set('bucket_largest_object_bytes', bucket, usage.largestObjectBytes)
-  }
-  if (usage.newestModifiedSeconds !== undefined) {
-    out.set('bucket_newest_object_timestamp_seconds', bucket, usage.newestModifiedSeconds)
-  }
-  if (usage.oldestModifiedSeconds !== undefined) {
-    out.set('bucket_oldest_object_timestamp_seconds', bucket, usage.oldestModifiedSeconds)
   }
   for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
     out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)

@@ -6,7 +6,8 @@
  */
 import { emptyObjects } from './empty-objects/index.js'
 import { quota } from './quota/index.js'
+import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [emptyObjects, quota] as const satisfies readonly AnyFigure[]
+export const FIGURES = [emptyObjects, quota, times] as const satisfies readonly AnyFigure[]

@@ -102,9 +102,6 @@ export const BucketUsageSchema = Type.Object({
   sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
   /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
   largestObjectBytes: Type.Optional(Count),
-  /** Last-modified times of the newest and oldest current object. */
-  newestModifiedSeconds: Type.Optional(StoreSeconds),
-  oldestModifiedSeconds: Type.Optional(StoreSeconds),
   /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
   ageBytes: Type.Optional(AgeCounts),
   ageObjects: Type.Optional(AgeCounts),
@@ -130,5 +127,5 @@ export const BucketUsageSchema = Type.Object({
   /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
   usageLog: Type.Optional(UsageLogSchema),
   /** The figures of src/figures/ (list.ts), each folder's properties. */
-  ...figureProperties({ Type, Count }),
+  ...figureProperties({ Type, Count, StoreSeconds }),
 })

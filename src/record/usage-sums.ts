@@ -61,8 +61,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly parts: string
 }[] = inPropertyPlaces([
   { path: 'largestObjectBytes', says: 'the largest object', parts: 'the larger' },
-  { path: 'newestModifiedSeconds', says: 'the newest and oldest object times', parts: 'the later' },
-  { path: 'oldestModifiedSeconds', says: 'the newest and oldest object times', parts: 'the earlier' },
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
   {
     path: 'prefixes',
@@ -139,16 +137,12 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
   const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
-  const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
-  const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
   const prefixes =
     a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   return {
     ...summed,
     ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
-    ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
-    ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
