@@ -16,6 +16,9 @@
  *   scanning/                        the scheduling of scan rounds: snapshot, sources
  *   metrics/                         exposition (format, writer, block, gzip, body): the leaves
  *   collectors/                      families from snapshots and probes: snapshot, metrics, logging
+ *   exposition/                      the usage families rendered once per snapshot (the render
+ *                                    worker, its cache, the series budget): collectors' writers,
+ *                                    metrics; the usage collector is handed it, never imports it
  *   server/                          routes and pages: anything but the composition root
  *   app.ts, exporter.ts, main.ts,    the composition root: imported by nothing in a folder
  *   healthcheck.ts                   (but cli/)
@@ -25,8 +28,9 @@
  * The data flow, config -> sources -> record -> snapshot -> scanning -> collectors -> exposition ->
  * server, is
  * what these arrows allow (a source imports the record's fold, so record/ sits below sources/);
- * metrics/ sits below collectors/ because collectors write into metric
- * sets, and the exposition must not know who fills them.
+ * metrics/ (the format, writer, blocks and gzip) sits below collectors/ because collectors write
+ * into metric sets, and it must not know who fills them; exposition/ sits above collectors/
+ * because it renders their families with their writers.
  *
  * Violations known when the rules were written are listed in
  * .dependency-cruiser-known-violations.json and tolerated (`--ignore-known`) until they are fixed;
@@ -153,6 +157,17 @@ module.exports = {
       to: {
         path: OTHER_LAYERS,
         pathNot: ['^src/(collectors|figures|record|sources|snapshot|scanning|metrics|logging|config)/'],
+      },
+    },
+    {
+      name: 'exposition-below-server',
+      severity: 'error',
+      comment:
+        'The usage rendering, its cache and the series budget render what collectors declare; routes and the root serve it.',
+      from: { path: '^src/exposition/' },
+      to: {
+        path: OTHER_LAYERS,
+        pathNot: ['^src/(exposition|collectors|figures|record|sources|snapshot|scanning|metrics|logging|config)/'],
       },
     },
     {

@@ -39,7 +39,7 @@ export const ENTRY_POINTS = {
   main: 'src/main.ts',
   healthcheck: 'src/healthcheck.ts',
   'walk-worker': 'src/sources/fs/walk-worker.ts',
-  'usage-render-worker': 'src/collectors/usage-render-worker.ts',
+  'usage-render-worker': 'src/exposition/usage-render-worker.ts',
   'bcrypt-worker': 'src/security/bcrypt-worker.ts',
 }
 

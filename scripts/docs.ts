@@ -1,5 +1,4 @@
 import { catalogue, familyNames } from '../src/collectors/catalogue.js'
-import { SeriesCounter } from '../src/collectors/usage-budget.js'
 import { usageCollectorFamilies, writeBucketSeries } from '../src/collectors/usage-series.js'
 import { BUCKET_GROUPS, type BucketGroup, DEFAULT_BUCKET_GROUPS } from '../src/config/bucket-groups.js'
 import { drivesEnv } from '../src/config/env/drives.js'
@@ -10,6 +9,7 @@ import { serverEnv } from '../src/config/env/server.js'
 import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { describeExpected } from '../src/config/schema-helpers.js'
+import { SeriesCounter } from '../src/exposition/usage-budget.js'
 import { figureExamples } from '../src/figures/assemble.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import { exposedFamily, type FamilyGroup } from '../src/metrics/families.js'
@@ -161,8 +161,6 @@ const REFERENCE_BUCKET: BucketRecord = {
     sizeHistogram: new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0),
     sizeRanges: new Array<number>(MINIO_SIZE_RANGES.length).fill(0),
     largestObjectBytes: 1,
-    newestModifiedSeconds: 1,
-    oldestModifiedSeconds: 1,
     ageBytes: ageCounts(),
     ageObjects: ageCounts(),
     storageClassBytes: { STANDARD: 1 },
@@ -177,7 +175,6 @@ const REFERENCE_BUCKET: BucketRecord = {
       expiredDeleteMarkers: 0,
     },
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
-    quotaBytes: 1,
     unreadableEntries: 0,
     prefixes: {
       rows: Array.from({ length: DEFAULT_PREFIX_TOP_K }, (_, index) => ({

@@ -94,8 +94,8 @@ export async function publishedRound(
   const load = <T>(relative: string) => import(join(dist, relative)) as Promise<T>
   const { UsageScanner } = await load<typeof import('../../src/scanning/scanner.js')>('scanning/scanner.js')
   const { UsageExposition, seriesBudgetOf } = await load<
-    typeof import('../../src/collectors/usage-exposition.js')
-  >('collectors/usage-exposition.js')
+    typeof import('../../src/exposition/usage-exposition.js')
+  >('exposition/usage-exposition.js')
   const silent = pino({ level: 'silent' })
   const scanner = new UsageScanner({
     source: generatedSource(buckets),

@@ -1,7 +1,7 @@
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { SeriesCounter } from '../collectors/usage-budget.js'
 import { usageCollectorFamilies, writeSnapshotSeries } from '../collectors/usage-series.js'
+import { SeriesCounter } from '../exposition/usage-budget.js'
 import type { SecretRedactor } from '../logging/secret-redactor.js'
 import { type ExpositionNaming, ExpositionWriter, familyParts } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'

@@ -5,7 +5,7 @@
  * worker).
  */
 
-import { figureFamilies, writeFigures } from '../figures/assemble.js'
+import { figureFamilies, inFigurePlaces, writeFigures } from '../figures/assemble.js'
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import {
@@ -93,12 +93,6 @@ const usageFamilies = describe('usage', {
     'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
     'versions',
   ),
-  bucket_quota_total_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Bucket quota in bytes, where the source knows one (BUCKETS_SOURCE=rgw: an enabled RGW bucket quota with a size limit).',
-    'quota',
-  ),
   bucket_objects_size_distribution: family(
     'gauge',
     ['bucket', 'range'],
@@ -122,18 +116,6 @@ const usageFamilies = describe('usage', {
     ['bucket'],
     'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
     'sizes',
-  ),
-  bucket_newest_object_timestamp_seconds: family(
-    'gauge',
-    ['bucket'],
-    'Last-modified time (mtime for fs) of the newest current object, seconds since the epoch.',
-    'times',
-  ),
-  bucket_oldest_object_timestamp_seconds: family(
-    'gauge',
-    ['bucket'],
-    'Last-modified time (mtime for fs) of the oldest current object, seconds since the epoch.',
-    'times',
   ),
   bucket_storage_class_bytes: family(
     'gauge',
@@ -165,18 +147,29 @@ const usageFamilies = describe('usage', {
  * The families of a usage snapshot: its figures per bucket, per user and summed, and the scan
  * health of the same snapshot. The catalogue places them as one block.
  */
-export const usageSnapshotFamilies = unionOf(
-  [
-    usageFamilies,
-    usageAgeFamilies,
-    prefixFamilies,
-    bucketInfoFamilies,
-    usageLogFamilies,
-    userFamilies,
-    scanHealthFamilies,
-    figureFamilies,
-  ],
-  ['usage', 'usage by age', 'usage prefixes', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
+export const usageSnapshotFamilies = inFigurePlaces(
+  unionOf(
+    [
+      usageFamilies,
+      usageAgeFamilies,
+      prefixFamilies,
+      bucketInfoFamilies,
+      usageLogFamilies,
+      userFamilies,
+      scanHealthFamilies,
+      figureFamilies,
+    ],
+    [
+      'usage',
+      'usage by age',
+      'usage prefixes',
+      'bucket info',
+      'usage log',
+      'users',
+      'scan health',
+      'figures',
+    ],
+  ),
 )
 
 /** What the usage collector emits: a snapshot's families and what the series budget left out of it. */
@@ -290,12 +283,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   if (usage.largestObjectBytes !== undefined) {
     out.set('bucket_largest_object_bytes', bucket, usage.largestObjectBytes)
   }
-  if (usage.newestModifiedSeconds !== undefined) {
-    out.set('bucket_newest_object_timestamp_seconds', bucket, usage.newestModifiedSeconds)
-  }
-  if (usage.oldestModifiedSeconds !== undefined) {
-    out.set('bucket_oldest_object_timestamp_seconds', bucket, usage.oldestModifiedSeconds)
-  }
   for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
     out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
   }
@@ -321,7 +308,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
       )
     }
   }
-  if (usage.quotaBytes !== undefined) out.set('bucket_quota_total_bytes', bucket, usage.quotaBytes)
   writeBucketAgeSeries(out, name, usage)
   if (usage.prefixes) writePrefixes(out, name, usage)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)

@@ -1,9 +1,9 @@
+import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { MetricSet } from '../metrics/metric-set.js'
 import type { RoundProgressView } from '../scanning/round-progress.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import { writeRoundProgress } from './scan-health.js'
 import type { Collector } from './types.js'
-import type { UsageExposition } from './usage-exposition.js'
 import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-series.js'
 
 /**
@@ -11,6 +11,25 @@ import { type UsageCollectorFamilies, usageCollectorFamilies } from './usage-ser
  * long enough for a few thousand buckets, so a scrape right after a scan sees its figures.
  */
 const RENDERING_GRACE_MS = 250
+
+/** A rendered block and the snapshot it was rendered from. */
+export interface ServedBlock {
+  readonly snapshot: UsageSnapshot
+  readonly block: ExpositionBlock
+}
+
+/**
+ * What renders the usage families of a snapshot once for every scrape of it: the exposition stage
+ * (src/exposition/usage-exposition.ts), handed in by the composition root so that the collector
+ * imports nothing above it.
+ */
+export interface UsageBlocks {
+  /**
+   * The block to serve for `snapshot`: its own, or while it still renders after `graceMs`, the
+   * last one rendered, with its snapshot.
+   */
+  served(snapshot: UsageSnapshot, graceMs: number): Promise<ServedBlock>
+}
 
 export interface UsageCollectorOptions {
   /** The scanner's last completed snapshot; undefined until the first one. */
@@ -20,7 +39,7 @@ export interface UsageCollectorOptions {
   /** The running round's progress; undefined between rounds. */
   readonly progress?: () => RoundProgressView | undefined
   /** Renders each snapshot's families once, for every scrape of it. */
-  readonly exposition: UsageExposition
+  readonly exposition: UsageBlocks
   /** Injected by tests that pin the clock; Date.now otherwise. */
   readonly now?: () => number
   /** RENDERING_GRACE_MS unless a test says otherwise. */

@@ -90,6 +90,43 @@ export const figureFamilies = unionOf(
   LISTED.map((figure) => `figure ${figure.name}`),
 ) as FigureFamilies
 
+/**
+ * `families` (the usage block, the figures' families among them) with each figure that keeps its
+ * place moved before the family it names (types.ts: keepsPlace); the others stay where they are.
+ */
+export function inFigurePlaces<F extends Families>(families: F): F {
+  let names = Object.keys(families)
+  for (const figure of LISTED) {
+    if (figure.keepsPlace === undefined) continue
+    names = placedBefore(names, Object.keys(figure.families as Families), figure.keepsPlace.family)
+  }
+  return Object.fromEntries(names.map((name) => [name, families[name]])) as F
+}
+
+/**
+ * `entries` (docs/cardinality.md's additive or other figures, usage-sums.ts) with the listed
+ * figures' entries among them each before the property its figure names (keepsPlace), the others
+ * last, in the list's order.
+ */
+export function inPropertyPlaces<T extends { readonly path: string }>(entries: readonly T[]): T[] {
+  let paths = [...new Set(entries.map(({ path }) => path))]
+  for (const figure of LISTED) {
+    if (figure.keepsPlace === undefined) continue
+    paths = placedBefore(paths, Object.keys(figure.combine), figure.keepsPlace.property)
+  }
+  return paths.flatMap((path) => entries.filter((entry) => entry.path === path))
+}
+
+/** `order` with `moved` (those of them it holds) taken out and put back before `anchor`. */
+function placedBefore(order: readonly string[], moved: readonly string[], anchor: string): string[] {
+  const present = moved.filter((name) => order.includes(name))
+  if (present.length === 0) return [...order]
+  const rest = order.filter((name) => !moved.includes(name))
+  const at = rest.indexOf(anchor)
+  if (at < 0) throw new Error(`a figure keeps its place before ${anchor}, which is not there`)
+  return [...rest.slice(0, at), ...present, ...rest.slice(at)]
+}
+
 /** Writes every listed figure's families from a bucket's record. */
 export function writeFigures(out: MetricSink<Families>, bucket: string, usage: FigureValues): void {
   for (const figure of LISTED) figure.write(out, bucket, usage)

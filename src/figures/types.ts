@@ -8,7 +8,14 @@
  * Only types of TypeBox and of the exposition here: the fs walk's threads load the figures with
  * the fold, and must not load TypeBox (bucket-usage.ts says why).
  */
-import type { JavaScriptTypeBuilder, Static, TInteger, TObject, TProperties } from '@sinclair/typebox'
+import type {
+  JavaScriptTypeBuilder,
+  Static,
+  TInteger,
+  TNumber,
+  TObject,
+  TProperties,
+} from '@sinclair/typebox'
 import type { Families } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 
@@ -42,6 +49,8 @@ export interface RecordParts {
   readonly Type: JavaScriptTypeBuilder
   /** Bytes and counts: whole, non-negative, exact in a double. */
   readonly Count: TInteger
+  /** A time the store reported, seconds since the epoch, within what a Date can hold. */
+  readonly StoreSeconds: TNumber
 }
 
 /** One bucket's step of the fold for a figure: each current object, then the figure's properties. */
@@ -81,6 +90,13 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly families: F
   /** Writes its families from a bucket's record (the `_other` row's too). */
   readonly write: (out: MetricSink<F>, bucket: string, values: Partial<Static<TObject<P>>>) => void
+  /**
+   * A figure of the record's first ones, moved into a folder, keeps its place: its families go
+   * before `family` in the exposition (and docs/metrics.md), its properties before `property` in
+   * docs/cardinality.md's lists, so the output is the same as before the move. A new figure has
+   * none: it goes last.
+   */
+  readonly keepsPlace?: { readonly family: string; readonly property: string }
 }
 
 /** What every record holds, which a figure's invariant may compare with. */

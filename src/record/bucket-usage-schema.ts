@@ -86,7 +86,7 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota is one). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
@@ -102,9 +102,6 @@ export const BucketUsageSchema = Type.Object({
   sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
   /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
   largestObjectBytes: Type.Optional(Count),
-  /** Last-modified times of the newest and oldest current object. */
-  newestModifiedSeconds: Type.Optional(StoreSeconds),
-  oldestModifiedSeconds: Type.Optional(StoreSeconds),
   /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
   ageBytes: Type.Optional(AgeCounts),
   ageObjects: Type.Optional(AgeCounts),
@@ -116,8 +113,6 @@ export const BucketUsageSchema = Type.Object({
   versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */
   multipart: Type.Optional(MultipartUsageSchema),
-  /** Present when the source knows a quota for the bucket. */
-  quotaBytes: Type.Optional(Count),
   /**
    * Entries below the bucket that could not be read and are not counted (fs: a path longer than
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
@@ -132,5 +127,5 @@ export const BucketUsageSchema = Type.Object({
   /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
   usageLog: Type.Optional(UsageLogSchema),
   /** The figures of src/figures/ (list.ts), each folder's properties. */
-  ...figureProperties({ Type, Count }),
+  ...figureProperties({ Type, Count, StoreSeconds }),
 })

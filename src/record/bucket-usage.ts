@@ -77,8 +77,6 @@ export class UsageAccumulator {
   readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
   readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
   #largestBytes = 0
-  #newestMs = Number.NEGATIVE_INFINITY
-  #oldestMs = Number.POSITIVE_INFINITY
   readonly #storageClassBytes: Map<string, number> | undefined
   readonly #nowMs: number
   readonly #ages: AgeFold | undefined
@@ -125,8 +123,6 @@ export class UsageAccumulator {
     if (size > this.#largestBytes) this.#largestBytes = size
     ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
-    if (modifiedMs > this.#newestMs) this.#newestMs = modifiedMs
-    if (modifiedMs < this.#oldestMs) this.#oldestMs = modifiedMs
     const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
     this.#ages?.add(age, size)
     if (this.#storageClassBytes) {
@@ -152,25 +148,21 @@ export class UsageAccumulator {
   }
 
   finish(): BucketUsage {
-    const hasObjects = this.#objects > 0 && Number.isFinite(this.#newestMs)
+    const figures: FigureValues = Object.assign({}, ...this.#figures.map((figure) => figure.finish()))
+    // The largest object is given with the times (src/figures/times/): when an object was dated.
+    const hasObjects = this.#objects > 0 && figures.newestModifiedSeconds !== undefined
     return {
       bytes: this.#bytes,
       objects: this.#objects,
       sizeHistogram: [...this.#sizeHistogram],
       sizeRanges: [...this.#sizeRanges],
-      ...(hasObjects
-        ? {
-            largestObjectBytes: this.#largestBytes,
-            newestModifiedSeconds: this.#newestMs / 1000,
-            oldestModifiedSeconds: this.#oldestMs / 1000,
-          }
-        : {}),
+      ...(hasObjects ? { largestObjectBytes: this.#largestBytes } : {}),
       ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
       ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
-      ...Object.assign({}, ...this.#figures.map((figure) => figure.finish())),
+      ...figures,
     }
   }
 }

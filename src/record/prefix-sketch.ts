@@ -18,7 +18,7 @@
  * one side is given that side's `errorBytes`, the largest `capacity` are kept.
  */
 import type { PrefixSettings } from '../config/env/prefixes.js'
-import { ownString } from './detached-string.js'
+import { copyOutOfPage } from './copy-out-of-page.js'
 
 export type { PrefixSettings }
 
@@ -118,7 +118,7 @@ export class PrefixSketch {
       this.#down(slot.at)
     } else if (this.#heap.length < this.#capacity) {
       // Kept for the whole scan and in the record: never a view into a listing page's text.
-      const own = ownString(prefix)
+      const own = copyOutOfPage(prefix)
       const added: Slot = { prefix: own, bytes, objects, at: this.#heap.length }
       this.#heap.push(added)
       this.#slots.set(own, added)
@@ -128,7 +128,7 @@ export class PrefixSketch {
       this.#slots.delete(smallest.prefix)
       // The replaced prefix may have up to its bytes; so may every prefix no longer tracked.
       if (smallest.bytes > this.#errorBytes) this.#errorBytes = smallest.bytes
-      smallest.prefix = ownString(prefix)
+      smallest.prefix = copyOutOfPage(prefix)
       smallest.bytes += bytes
       smallest.objects = objects
       this.#slots.set(smallest.prefix, smallest)

@@ -22,9 +22,6 @@ export function usageInvariantProblem(usage: BucketUsage): string | undefined {
     if (objects * largest < bytes)
       return `/usage: ${objects} objects of at most ${largest} bytes cannot hold ${bytes} bytes`
   }
-  const { newestModifiedSeconds: newest, oldestModifiedSeconds: oldest } = usage
-  if (newest !== undefined && oldest !== undefined && newest < oldest)
-    return `/usage: the newest object (${newest}) is older than the oldest (${oldest})`
   return (
     sumProblem(usage.sizeHistogram, objects, 'sizeHistogram', 'objects') ??
     sumProblem(usage.sizeRanges, objects, 'sizeRanges', 'objects') ??

@@ -1,4 +1,4 @@
-import { ownString } from './detached-string.js'
+import { copyOutOfPage } from './copy-out-of-page.js'
 
 /*
  * Storage class names as the store lists them become a bucket record's keys and the
@@ -30,7 +30,7 @@ const KEPT_NAME = new RegExp(STORAGE_CLASS_PATTERN)
 const namesHeld = new Map<string, string>()
 
 /**
- * The name a listed storage class is counted under: itself (as a string of its own, detached-string.ts),
+ * The name a listed storage class is counted under: itself (as a string of its own, copy-out-of-page.ts),
  * or OTHER_STORAGE_CLASS when it is not a name to keep (too long, a control character in it). An
  * empty name stays empty: the fold counts it as the default class.
  */
@@ -39,7 +39,7 @@ export function storageClassName(listed: string): string {
   const held = namesHeld.get(listed)
   if (held !== undefined) return held
   if (!KEPT_NAME.test(listed)) return OTHER_STORAGE_CLASS
-  const own = ownString(listed)
+  const own = copyOutOfPage(listed)
   if (namesHeld.size < MAX_STORAGE_CLASSES) namesHeld.set(own, own)
   return own
 }

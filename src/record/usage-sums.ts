@@ -2,13 +2,13 @@
  * How the figures of two records combine, said once. Three places sum records: the fs walk merges
  * the parts of one bucket its threads folded and the s3 source the key ranges of one bucket it
  * listed at once (mergeUsage, here), and BUCKETS_TOP_N sums the buckets it does not itemise into
- * the `_other` row (sumFigures, src/collectors/usage-budget.ts). All add the figures listed in
+ * the `_other` row (sumFigures, src/exposition/usage-budget.ts). All add the figures listed in
  * ADDITIVE_FIGURES; every other numeric figure of a
  * record is in NOT_ADDITIVE_FIGURES with what becomes of it. A unit test walks the record's schema
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
-import { FIGURE_COMBINATIONS, mergedFigures } from '../figures/assemble.js'
+import { FIGURE_COMBINATIONS, inPropertyPlaces, mergedFigures } from '../figures/assemble.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
 import { classKey } from './storage-classes.js'
@@ -23,32 +23,33 @@ export type FigurePath =
  * Counts a sum of records keeps as the sum of theirs, each with how docs/cardinality.md names it:
  * a whole count, a count per slot (bands, ranges), or a count per key (storage classes).
  */
-export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly says: string }[] = [
-  { path: 'bytes', says: 'bytes' },
-  { path: 'objects', says: 'objects' },
-  { path: 'sizeHistogram', says: 'the size histogram (buckets, `_sum`, `_count`)' },
-  { path: 'sizeRanges', says: 'the size distribution' },
-  { path: 'ageBytes', says: 'bytes and objects per age band' },
-  { path: 'ageObjects', says: 'bytes and objects per age band' },
-  { path: 'storageClassBytes', says: 'bytes per storage class' },
-  { path: 'storageClassAgeBytes', says: 'bytes per storage class and age band' },
-  { path: 'versions.versions', says: 'versions' },
-  { path: 'versions.deleteMarkers', says: 'delete markers' },
-  { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },
-  { path: 'versions.versionRanges', says: 'the version distribution' },
-  { path: 'versions.noncurrentAgeBytes', says: 'noncurrent bytes and versions per age band' },
-  { path: 'versions.noncurrentAgeVersions', says: 'noncurrent bytes and versions per age band' },
-  { path: 'versions.expiredDeleteMarkers', says: 'expired delete markers' },
-  { path: 'multipart.incomplete', says: 'incomplete uploads' },
-  { path: 'multipart.bytes', says: 'their bytes' },
-  { path: 'multipart.unsized', says: 'unsized uploads' },
-  { path: 'multipart.stale', says: 'stale uploads and their bytes' },
-  { path: 'multipart.staleBytes', says: 'stale uploads and their bytes' },
-  { path: 'unreadableEntries', says: 'unreadable entries' },
-  ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
-    combination.additive ? [{ path: path as FigurePath, says: combination.says }] : [],
-  ),
-]
+export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly says: string }[] =
+  inPropertyPlaces([
+    { path: 'bytes', says: 'bytes' },
+    { path: 'objects', says: 'objects' },
+    { path: 'sizeHistogram', says: 'the size histogram (buckets, `_sum`, `_count`)' },
+    { path: 'sizeRanges', says: 'the size distribution' },
+    { path: 'ageBytes', says: 'bytes and objects per age band' },
+    { path: 'ageObjects', says: 'bytes and objects per age band' },
+    { path: 'storageClassBytes', says: 'bytes per storage class' },
+    { path: 'storageClassAgeBytes', says: 'bytes per storage class and age band' },
+    { path: 'versions.versions', says: 'versions' },
+    { path: 'versions.deleteMarkers', says: 'delete markers' },
+    { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },
+    { path: 'versions.versionRanges', says: 'the version distribution' },
+    { path: 'versions.noncurrentAgeBytes', says: 'noncurrent bytes and versions per age band' },
+    { path: 'versions.noncurrentAgeVersions', says: 'noncurrent bytes and versions per age band' },
+    { path: 'versions.expiredDeleteMarkers', says: 'expired delete markers' },
+    { path: 'multipart.incomplete', says: 'incomplete uploads' },
+    { path: 'multipart.bytes', says: 'their bytes' },
+    { path: 'multipart.unsized', says: 'unsized uploads' },
+    { path: 'multipart.stale', says: 'stale uploads and their bytes' },
+    { path: 'multipart.staleBytes', says: 'stale uploads and their bytes' },
+    { path: 'unreadableEntries', says: 'unreadable entries' },
+    ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
+      combination.additive ? [{ path: path as FigurePath, says: combination.says }] : [],
+    ),
+  ])
 
 /**
  * Figures a sum of buckets has no meaning for, left out of `_other`, each with what docs call it
@@ -58,12 +59,9 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly path: FigurePath
   readonly says: string
   readonly parts: string
-}[] = [
+}[] = inPropertyPlaces([
   { path: 'largestObjectBytes', says: 'the largest object', parts: 'the larger' },
-  { path: 'newestModifiedSeconds', says: 'the newest and oldest object times', parts: 'the later' },
-  { path: 'oldestModifiedSeconds', says: 'the newest and oldest object times', parts: 'the earlier' },
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
-  { path: 'quotaBytes', says: 'the quota', parts: "the bucket's (a source sets it whole)" },
   {
     path: 'prefixes',
     says: "the prefix rows (one bucket's key space: `logs/` of two buckets are not one prefix)",
@@ -81,7 +79,7 @@ export const NOT_ADDITIVE_FIGURES: readonly {
       ? []
       : [{ path: path as FigurePath, says: combination.says, parts: combination.parts }],
   ),
-]
+])
 
 type Figure = number | readonly number[] | Readonly<Record<string, number | readonly number[]>>
 type Sum = number | number[] | Record<string, number | number[]>
@@ -139,21 +137,15 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
   const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
-  const newest = maxDefined(a.newestModifiedSeconds, b.newestModifiedSeconds)
-  const oldest = minDefined(a.oldestModifiedSeconds, b.oldestModifiedSeconds)
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
-  const quota = a.quotaBytes ?? b.quotaBytes
   const prefixes =
     a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   return {
     ...summed,
     ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
-    ...(newest !== undefined ? { newestModifiedSeconds: newest } : {}),
-    ...(oldest !== undefined ? { oldestModifiedSeconds: oldest } : {}),
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
-    ...(quota !== undefined ? { quotaBytes: quota } : {}),
     ...(prefixes ? { prefixes } : {}),
     // Settings and index are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import { catalogue } from '../../src/collectors/catalogue.js'
-import { UsageExposition } from '../../src/collectors/usage-exposition.js'
+import { UsageExposition } from '../../src/exposition/usage-exposition.js'
 import { WIRE_PART_BYTES } from '../../src/metrics/exposition/block.js'
 import { scrapeBody } from '../../src/metrics/exposition/body.js'
 import {

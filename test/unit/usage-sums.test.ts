@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { sumUsage } from '../../src/collectors/usage-budget.js'
+import { sumUsage } from '../../src/exposition/usage-budget.js'
 import type { BucketUsage } from '../../src/record/bucket-usage.js'
 import { BucketUsageSchema } from '../../src/record/bucket-usage-schema.js'
 import {

@@ -7,13 +7,13 @@
  * the port, so the thread ends by itself, never terminated.
  */
 import { parentPort } from 'node:worker_threads'
+import type { BudgetOutcome } from '../collectors/budget-families.js'
+import { usageCollectorFamilies } from '../collectors/usage-series.js'
 import { type CompressedFamily, compressFamilySync } from '../metrics/exposition/block.js'
 import { type DeflatedSegment, deflateSegmentSync } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import { storedLineRecord } from '../snapshot/stored-records.js'
-import type { BudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, type PlannedBucket, type SeriesBudget } from './usage-budget.js'
-import { usageCollectorFamilies } from './usage-series.js'
 
 export type RenderMessage =
   | {

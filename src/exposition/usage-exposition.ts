@@ -1,20 +1,16 @@
 import type { Logger } from 'pino'
+import type { BudgetOutcome } from '../collectors/budget-families.js'
+import type { ServedBlock, UsageBlocks } from '../collectors/usage.js'
 import type { Config } from '../config/load.js'
 import type { ExpositionBlock } from '../metrics/exposition/block.js'
 import type { ExpositionNaming } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
-import type { BudgetOutcome } from './budget-families.js'
 import { NO_BUDGET, type SeriesBudget } from './usage-budget.js'
 import { renderUsageBlock } from './usage-render.js'
 import { RenderThread } from './usage-render-thread.js'
 
 const noop = () => undefined
 
-/** A rendered block and the snapshot it was rendered from. */
-export interface ServedBlock {
-  readonly snapshot: UsageSnapshot
-  readonly block: ExpositionBlock
-}
 /** While MAX_SERIES keeps being passed, the warning is repeated at most this often. */
 const LIMIT_LOG_INTERVAL_MS = 15 * 60_000
 
@@ -41,7 +37,7 @@ export interface UsageExpositionOptions {
  * is a new rendering, started when the scanner publishes it so the first scrape finds it ready
  * or nearly so.
  */
-export class UsageExposition {
+export class UsageExposition implements UsageBlocks {
   readonly #naming: string | ExpositionNaming
   readonly #controller = new AbortController()
   readonly #thread = new RenderThread()

@@ -5,6 +5,13 @@
  * MAX_SERIES (a ceiling on the series written). Cluster-wide families are never affected.
  */
 
+import type { BudgetOutcome } from '../collectors/budget-families.js'
+import {
+  type UsageCollectorFamilies,
+  usageCollectorFamilies,
+  writeBucketSeries,
+  writeBucketUsage,
+} from '../collectors/usage-series.js'
 import type { BucketGroup } from '../config/bucket-groups.js'
 import { eachInSlices } from '../event-loop-slices.js'
 import type { Families, HistogramName, LabelsOf, SettableName } from '../metrics/families.js'
@@ -13,13 +20,6 @@ import { FigureSums, sumFigures } from '../record/usage-sums.js'
 import { type BucketRecord, byName } from '../snapshot/snapshot.js'
 import { figuresOf, measuredBytes } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
-import type { BudgetOutcome } from './budget-families.js'
-import {
-  type UsageCollectorFamilies,
-  usageCollectorFamilies,
-  writeBucketSeries,
-  writeBucketUsage,
-} from './usage-series.js'
 
 /** The `bucket` label of the row that sums the buckets BUCKETS_TOP_N does not itemise. */
 export const OTHER_BUCKET = '_other'

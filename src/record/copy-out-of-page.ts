@@ -6,6 +6,6 @@
  * the text is copied into a new string of its length (lossless, unlike a round trip through
  * UTF-8, which would replace a lone surrogate).
  */
-export function ownString(text: string): string {
+export function copyOutOfPage(text: string): string {
   return text.length < 13 ? text : ` ${text}`.slice(1)
 }

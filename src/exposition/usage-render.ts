@@ -1,14 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { type BudgetOutcome, writeBudgetOutcome } from '../collectors/budget-families.js'
+import { UsageTotals, usageCollectorFamilies, writeSnapshotTotals } from '../collectors/usage-series.js'
 import { Slices } from '../event-loop-slices.js'
 import { type CompressedFamily, compressFamilySync, ExpositionBlock } from '../metrics/exposition/block.js'
 import type { DeflatedSegment } from '../metrics/exposition/gzip.js'
 import { type ExpositionNaming, ExpositionWriter } from '../metrics/exposition/writer.js'
 import type { UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf, storedLine } from '../snapshot/stored-records.js'
-import { type BudgetOutcome, writeBudgetOutcome } from './budget-families.js'
 import { BudgetedWriter, NO_BUDGET, planBuckets, type SeriesBudget, SeriesCounter } from './usage-budget.js'
 import type { RenderThread } from './usage-render-thread.js'
-import { UsageTotals, usageCollectorFamilies, writeSnapshotTotals } from './usage-series.js'
 
 /** Up to this many buckets (a few milliseconds of work) are rendered on the spot. */
 const INLINE_BUCKETS = 200
