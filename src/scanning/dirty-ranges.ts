@@ -85,6 +85,11 @@ export class DirtyRanges implements KeyChanges {
     }
   }
 
+  /** How many ranges the bucket's marks are kept for; undefined for a bucket without ranges. */
+  rangeCount(bucket: string): number | undefined {
+    return this.#buckets.get(bucket)?.dirty.length
+  }
+
   /** How many of the bucket's ranges are marked now; 0 for a bucket without ranges. */
   dirtyCount(bucket: string): number {
     return this.#buckets.get(bucket)?.count ?? 0

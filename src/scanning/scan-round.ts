@@ -1,12 +1,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { eachInSlices, keptInSlices, Slices } from '../event-loop-slices.js'
 import { type BucketRecord, inOrder, type RecordsByName, sortedRecordsByName } from '../snapshot/snapshot.js'
-import { figuresOf } from '../snapshot/stored-records.js'
+import { figuresOf, subtotalsOf } from '../snapshot/stored-records.js'
 import { linkedAbort } from '../sources/linked-abort.js'
 import { ListingSlots } from '../sources/listings-in-flight.js'
+import type { BucketRanges } from '../sources/subtotals.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from '../sources/types.js'
 import { SourceError } from '../sources/types.js'
 import type { BucketFilter } from './bucket-filter.js'
+import { mapConcurrent, untilAborted } from './concurrency.js'
+import { type RangeRounds, rangeParts } from './range-rounds.js'
 import type { BucketFailures } from './scan-failures.js'
 
 /**
@@ -33,6 +36,8 @@ export interface ScanRoundOptions {
   readonly startedMs?: number
   /** The last snapshot's per-user part, kept when this round cannot read the users. */
   readonly previousUsers?: UserScan
+  /** Per-range subtotals of big buckets (SCAN_FULL_EVERY); undefined: every bucket listed whole. */
+  readonly ranges?: RangeRounds
 }
 
 export interface ScanResult {
@@ -52,6 +57,7 @@ type Outcome =
   | {
       readonly ok: true
       readonly usage: BucketUsage
+      readonly ranges?: BucketRanges | undefined
       readonly seconds: number
       readonly finishedAtMs: number
     }
@@ -190,12 +196,18 @@ async function measure(
 ): Promise<Outcome> {
   const started = performance.now()
   const seconds = () => (performance.now() - started) / 1000
+  const { ranges } = options
+  const begun = ranges && round.measureRanges ? ranges.begin(bucket, options.previous.get(bucket)) : undefined
   try {
-    const usage = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-      round.measure(bucket, signal, slots),
+    const measured = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
+      begun && round.measureRanges
+        ? round.measureRanges(bucket, signal, slots, begun.request)
+        : round.measure(bucket, signal, slots).then((usage) => ({ usage, ranges: undefined })),
     )
-    return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
+    const kept = ranges && begun ? ranges.measured(bucket, measured.ranges) : undefined
+    return { ok: true, usage: measured.usage, ranges: kept, seconds: seconds(), finishedAtMs: Date.now() }
   } catch (error) {
+    ranges?.failed(bucket, begun)
     return { ok: false, error: asSourceError(error), seconds: seconds() }
   }
 }
@@ -241,6 +253,7 @@ function mergeRecord(
       scanSuccess: true,
       scanDurationSeconds: outcome.seconds,
       lastSuccessSeconds: outcome.finishedAtMs / 1000,
+      ...rangeParts(outcome.ranges),
     }
   }
   const { error } = outcome
@@ -260,41 +273,11 @@ function mergeRecord(
     ...(previous?.lastSuccessSeconds !== undefined
       ? { lastSuccessSeconds: previous.lastSuccessSeconds }
       : {}),
+    ...rangeParts(subtotalsOf(previous)),
   }
 }
 
 function asSourceError(error: unknown): SourceError {
   if (error instanceof SourceError) return error
   return new SourceError(error instanceof Error ? error.message : String(error), 'failed', { cause: error })
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
-/** Maps `items` through `work`, at most `limit` at a time, keeping the order of `items`. */
-async function mapConcurrent<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await work(items[index] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
-  return results
 }

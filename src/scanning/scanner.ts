@@ -4,7 +4,9 @@ import { recordsByName, type UsageSnapshot } from '../snapshot/snapshot.js'
 import { listingPagesBetween, type SourceRequests } from '../sources/request-counter.js'
 import type { UsageSource } from '../sources/types.js'
 import type { BucketFilter } from './bucket-filter.js'
+import type { KeyChanges } from './dirty-ranges.js'
 import { NoBucketsNotice } from './no-buckets.js'
+import { RangeRounds, type SubtotalSettings } from './range-rounds.js'
 import { roundTotals } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
@@ -25,6 +27,8 @@ export interface UsageScannerOptions {
   readonly logger: Logger
   /** When a scan starts (ages are measured against it), ms since the epoch; Date.now by default. */
   readonly clock?: () => number
+  /** SCAN_FULL_EVERY and the subtotals' sizes (issue 25); undefined: every bucket listed whole. */
+  readonly subtotals?: SubtotalSettings
 }
 
 /** The pause between scans varies by this share either way, so replicas do not scan in step. */
@@ -55,11 +59,14 @@ export class UsageScanner {
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
   #closed = false
+  readonly #ranges: RangeRounds | undefined
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
     this.#logger = options.logger
     this.#bucketFailures = new BucketFailures(options.logger)
+    this.#ranges =
+      options.subtotals && options.subtotals.fullEvery > 1 ? new RangeRounds(options.subtotals) : undefined
     // Every bucket measured at once listens to the scanner's signal.
     setMaxListeners(0, this.#controller.signal)
     const { stateFile, source, filter, fixedBuckets } = options
@@ -73,6 +80,14 @@ export class UsageScanner {
           selected: (name) => filter(name) && (!wanted || wanted.has(name)),
         })
       : undefined
+  }
+
+  /**
+   * Where change events mark the keys they name (POST /events): the key's range is listed again
+   * next round. Marks for a bucket listed whole are dropped.
+   */
+  get keyChanges(): KeyChanges {
+    return this.#ranges ? this.#ranges.keyChanges : { markChanged: () => undefined }
   }
 
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
@@ -203,6 +218,7 @@ export class UsageScanner {
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
       ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
+      ...(this.#ranges ? { ranges: this.#ranges } : {}),
     })
     if (requestsBefore && source.requests)
       this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())

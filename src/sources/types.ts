@@ -2,6 +2,7 @@ import type { BucketUsage } from '../record/bucket-usage.js'
 import type { UserScan } from '../record/user-usage.js'
 import type { ListingSlots } from './listings-in-flight.js'
 import type { SourceRequests } from './request-counter.js'
+import type { RangedUsage, RangesRequest } from './subtotals.js'
 
 /**
  * The contract between the scanner and a usage source. A source is one folder under sources/ whose
@@ -47,6 +48,17 @@ export interface ScanRound {
    * for this bucket, and a source may take spare ones to list parts of the bucket at once.
    */
   measure(bucket: string, signal: AbortSignal, slots?: ListingSlots): Promise<BucketUsage>
+  /**
+   * Measures a bucket that keeps per-range subtotals (issue 25, SCAN_FULL_EVERY above 1): lists
+   * again the ranges `request.relist` names, keeps the others' subtotals, and answers the merged
+   * record with the new ranges. Only sources that list by key (s3) have it.
+   */
+  measureRanges?(
+    bucket: string,
+    signal: AbortSignal,
+    slots: ListingSlots | undefined,
+    request: RangesRequest,
+  ): Promise<RangedUsage>
   /**
    * Bytes of files under the source's data folder but in no bucket's folder (fs: `.minio.sys` and
    * other hidden folders, lost+found, top-level files), measured after the buckets; only sources
