@@ -80,8 +80,9 @@ export function currentListing(
         new ObjectsOrder(action, range.after),
       ),
     foldPage: (fold, page, range, skipThrough) => {
+      let key: string | undefined
       for (const object of page.contents) {
-        const key = object.key ?? ''
+        key = object.key ?? ''
         if (pastRange(key, range)) return false
         if (skipThrough !== undefined && compareKeys(key, skipThrough) <= 0) continue
         const size = objectSize(object.size, action)
@@ -92,7 +93,8 @@ export function currentListing(
           prefix: prefixes && keyPrefix(key, prefixes),
         })
       }
-      return true
+      // A range that ends at the page's last key is done: no page past it is asked for.
+      return range.through === undefined || key !== range.through
     },
     continuesAfter: (page) => (page.truncated ? page.contents.at(-1)?.key : undefined),
     finish: (fold) => fold.finish(),
