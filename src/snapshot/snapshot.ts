@@ -32,6 +32,14 @@ export interface RangeSummary {
   readonly oldestListedSeconds: number
 }
 
+/**
+ * When a bucket's figures are as of, seconds since the epoch: its stalest range's listing for a
+ * bucket with per-range subtotals, its last success otherwise; undefined if never measured.
+ */
+export function asOfSeconds(record: BucketRecord): number | undefined {
+  return record.ranges?.oldestListedSeconds ?? record.lastSuccessSeconds
+}
+
 /** The summary of a bucket's subtotals. */
 export function rangeSummary(ranges: BucketRanges): RangeSummary {
   let entries = 0

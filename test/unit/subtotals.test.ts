@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { UsageAccumulator } from '../../src/record/bucket-usage.js'
 import { mergeUsage } from '../../src/record/usage-sums.js'
 import { type BucketRecord, rangeSummary, type UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { bucketJson } from '../../src/snapshot/snapshot-json.js'
 import { loadState, saveState } from '../../src/snapshot/state-file.js'
 import { figuresOf, subtotalsOf } from '../../src/snapshot/stored-records.js'
 import {
@@ -147,4 +148,29 @@ test('subtotals survive the state file; a range that is not the last but open-en
     refused.status === 'loaded' ? String(refused.refused[0]?.reason) : '',
     /only the last range is open-ended/,
   )
+})
+
+test('the JSON API and scan --once say what a bucket with subtotals is as of: its stalest range', () => {
+  const subtotals: BucketRanges = {
+    listing: 'objects',
+    turn: 2,
+    subtotals: [
+      ...relistedRanges([piece('d', [1])], { maxEntries: 10 }, { ms: NOW - 60_000, turn: 1 }),
+      ...relistedRanges([piece(undefined, [2, 3])], { maxEntries: 10 }, { ms: NOW, turn: 2 }),
+    ],
+    relistedRanges: 1,
+    relistedEntries: 2,
+    dirtyRanges: 0,
+  }
+  const json = bucketJson(rangedSnapshot(subtotals).buckets[0] as BucketRecord)
+  assert.equal(json.lastSuccessAt, new Date(NOW).toISOString())
+  assert.equal(json.asOf, new Date(NOW - 60_000).toISOString())
+  assert.deepEqual(json.ranges, { ranges: 2, dirty: 0, relistedRatio: 2 / 3 })
+  const whole = bucketJson({
+    name: 'small',
+    scanSuccess: true,
+    scanDurationSeconds: 1,
+    lastSuccessSeconds: NOW / 1000,
+  })
+  assert.equal(whole.asOf, whole.lastSuccessAt, 'a bucket listed whole is as of its last success')
 })
