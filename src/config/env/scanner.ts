@@ -55,7 +55,7 @@ export const scannerEnv = {
     minimum: 1000,
     maximum: Number.MAX_SAFE_INTEGER,
     description:
-      '`s3`, with `SCAN_FULL_EVERY` above 1: objects (versions and delete markers with `SCAN_VERSIONS`) a bucket holds, by its last listing, from which it keeps per-range subtotals; a bucket with subtotals keeps them until it falls below half of this. Smaller buckets are listed whole every round.',
+      '`s3`, with `SCAN_FULL_EVERY` above 1: current objects a bucket holds, by its last listing, from which it keeps per-range subtotals; a bucket with subtotals keeps them until its ranges hold fewer than half of this entries (objects, or versions and delete markers with `SCAN_VERSIONS`). Smaller buckets are listed whole every round.',
   }),
   SCAN_RANGE_MAX_OBJECTS: Type.Integer({
     default: 100000,
