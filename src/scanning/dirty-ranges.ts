@@ -95,9 +95,14 @@ export class DirtyRanges implements KeyChanges {
     return this.#buckets.get(bucket)?.count ?? 0
   }
 
-  /** Forgets a bucket (gone, or listed whole again below the threshold). */
+  /** Forgets a bucket (listed whole again below the threshold). */
   forget(bucket: string): void {
     this.#buckets.delete(bucket)
+  }
+
+  /** Forgets every bucket the round no longer has (deleted, or no longer selected). */
+  keepOnly(buckets: { has(bucket: string): boolean }): void {
+    for (const bucket of this.#buckets.keys()) if (!buckets.has(bucket)) this.#buckets.delete(bucket)
   }
 }
 

@@ -82,6 +82,11 @@ export class RangeRounds {
     return { ...ranges, dirtyRanges: this.#dirty.dirtyCount(bucket) }
   }
 
+  /** Forgets the marks of buckets the round no longer has. */
+  keepOnly(buckets: { has(bucket: string): boolean }): void {
+    this.#dirty.keepOnly(buckets)
+  }
+
   /** The bucket's measure failed: the marks it took stay (its dirty ranges are listed next round). */
   failed(bucket: string, begun: RangedBegin | undefined): void {
     if (begun?.taken) this.#dirty.restore(bucket, begun.taken)

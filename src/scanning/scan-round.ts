@@ -135,6 +135,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   const byName = sortedRecordsByName(records)
   // Looked up in the sorted records: a Set of 100,000 names held the event loop 15-100 ms.
   failures.keepOnly({ has: (bucket) => byName.get(bucket) !== undefined })
+  options.ranges?.keepOnly({ has: (bucket) => byName.get(bucket) !== undefined })
   // The records merged in this turn, the snapshot published in the next: at 100,000
   // buckets each is tens of milliseconds the event loop would otherwise wait in one go.
   await nextTurn()

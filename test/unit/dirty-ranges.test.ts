@@ -70,3 +70,12 @@ test('keys compare as S3 orders them (UTF-8 bytes), beyond U+FFFF too', () => {
   dirty.markChanged('b', '\u{1F600}')
   assert.deepEqual(marked(dirty.take('b')), [1])
 })
+
+test('a bucket the round no longer has is forgotten: its marks go', () => {
+  const dirty = new DirtyRanges()
+  dirty.install('kept', ['m'])
+  dirty.install('gone', ['m'])
+  dirty.keepOnly(new Set(['kept']))
+  assert.equal(dirty.rangeCount('gone'), undefined)
+  assert.equal(dirty.rangeCount('kept'), 2)
+})

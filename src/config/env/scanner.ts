@@ -53,7 +53,7 @@ export const scannerEnv = {
   SCAN_SUBTOTALS_MIN_OBJECTS: Type.Integer({
     default: 1000000,
     minimum: 1000,
-    maximum: Number.MAX_SAFE_INTEGER,
+    maximum: 1000000000000,
     description:
       '`s3`, with `SCAN_FULL_EVERY` above 1: current objects a bucket holds, by its last listing, from which it keeps per-range subtotals; a bucket with subtotals keeps them until its ranges hold fewer than half of this entries (objects, or versions and delete markers with `SCAN_VERSIONS`). Smaller buckets are listed whole every round.',
   }),
