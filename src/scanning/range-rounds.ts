@@ -82,6 +82,14 @@ export class RangeRounds {
     return { ...ranges, dirtyRanges: this.#dirty.dirtyCount(bucket) }
   }
 
+  /** The ranges of records loaded from the state file, so marks count before the first round. */
+  adopt(records: readonly BucketRecord[]): void {
+    for (const record of records) {
+      const subtotals = record.ranges ? subtotalsOf(record) : undefined
+      if (subtotals) this.#dirty.install(record.name, rangeEnds(subtotals.subtotals))
+    }
+  }
+
   /** Forgets the marks of buckets the round no longer has. */
   keepOnly(buckets: { has(bucket: string): boolean }): void {
     this.#dirty.keepOnly(buckets)

@@ -153,7 +153,11 @@ export class UsageScanner {
           this.#options.intervalMs,
           Math.max(0, loaded.snapshot.completedAtMs + this.#options.intervalMs - Date.now()),
         )
-      if (loaded) this.#publish(loaded.snapshot)
+      if (loaded) {
+        this.#publish(loaded.snapshot)
+        // Change events from now on mark the loaded ranges, before the first round lists them.
+        this.#ranges?.adopt(loaded.snapshot.buckets)
+      }
     } catch (error) {
       this.#logger.error({ err: error }, 'state file load ended unexpectedly')
     }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import {
   CompleteMultipartUploadCommand,
@@ -17,6 +18,7 @@ import {
   type S3rverProcess,
   startS3rver,
 } from '../support/s3rver.js'
+import { scratchFolder } from '../support/scratch.js'
 
 /**
  * Incremental scans (issue 25) on a real S3 server: a bucket above SCAN_SUBTOTALS_MIN_OBJECTS keeps
@@ -40,6 +42,7 @@ before(async () => {
   s3 = await startS3rver()
   await fillBucket(s3.client, 'marked', KEYS)
   await fillBucket(s3.client, 'rotated', KEYS)
+  await fillBucket(s3.client, 'restarted', KEYS)
   gate = await startS3Gate(s3.port)
 })
 
@@ -57,13 +60,14 @@ const SETTINGS = {
   SCAN_RANGE_MAX_OBJECTS: '600',
 }
 
-function startIncremental(bucket: string, fullEvery: number): Promise<RunningExporter> {
+function startIncremental(bucket: string, fullEvery: number, extra: Record<string, string> = {}) {
   return startExporter({
     ...s3.exporterEnv,
     S3_ENDPOINT: gate.endpoint,
     ...SETTINGS,
     BUCKETS: bucket,
     SCAN_FULL_EVERY: String(fullEvery),
+    ...extra,
   })
 }
 
@@ -188,5 +192,33 @@ test('no mark at all (events lost): exact again within SCAN_FULL_EVERY rounds', 
     })
   } finally {
     await exporter.close()
+  }
+})
+
+test('a restart keeps the subtotals: the state file serves them, and the next round lists only what is due', async (t) => {
+  const stateFile = join(await scratchFolder(t, 'objstore-incremental-'), 'state.json')
+  const first = await startIncremental('restarted', 1000, { STATE_FILE: stateFile })
+  let ranges: number | undefined
+  try {
+    await first.exporter.scanner.firstSnapshot()
+    ranges = (await round(first, 'restarted')).snapshot.buckets[0]?.ranges?.ranges
+    assert.ok(ranges !== undefined && ranges >= 4)
+  } finally {
+    await first.close()
+  }
+  const changed = await change('restarted', 'c')
+  const second = await startIncremental('restarted', 1000, { STATE_FILE: stateFile })
+  try {
+    const loaded = await second.exporter.scanner.firstSnapshot()
+    assert.equal(loaded.buckets[0]?.ranges?.ranges, ranges, 'served from the state file')
+    for (const key of changed) second.exporter.scanner.keyChanges.markChanged('restarted', key)
+    const after = await round(second, 'restarted')
+    assert.ok(after.pages > 0 && after.pages <= 3, `${after.pages} pages after the restart`)
+    assertSameMeasure(await fullListing('restarted'), {
+      snapshot: after.snapshot,
+      scrape: await second.scrape(),
+    })
+  } finally {
+    await second.close()
   }
 })
