@@ -41,10 +41,46 @@ export function objectSize(index: number): number {
   return (index * 7919) % 10_000_000
 }
 
+/**
+ * Objects overwritten since the start, by bucket: index to new size (a POST to
+ * `/__overwrite/<bucket>/<first index>/<count>/<step>/<size>`, overwriteObjects below), so a
+ * bench can change keys between rounds. Their modified time moves to the overwrite's.
+ */
+const overwritten = new Map<string, Map<number, { size: number; modifiedMs: number }>>()
+
+function overwrite(url: string): boolean {
+  const match = /^\/__overwrite\/([a-z0-9-]+)\/(\d+)\/(\d+)\/(\d+)\/(\d+)$/.exec(url)
+  if (!match) return false
+  const [, bucket = '', first, count, step, size] = match
+  const sizes = overwritten.get(bucket) ?? new Map()
+  overwritten.set(bucket, sizes)
+  for (let index = 0; index < Number(count); index++)
+    sizes.set(Number(first) + index * Number(step), { size: Number(size), modifiedMs: Date.now() })
+  return true
+}
+
+/** Overwrites `count` objects of `bucket` from index `first`, every `step`, with `size` bytes. */
+export async function overwriteObjects(
+  endpoint: string,
+  bucket: string,
+  change: { first: number; count: number; step: number; size: number },
+): Promise<void> {
+  const { first, count, step, size } = change
+  const answer = await fetch(`${endpoint}/__overwrite/${bucket}/${first}/${count}/${step}/${size}`, {
+    method: 'POST',
+  })
+  if (!answer.ok) throw new Error(`overwrite: ${answer.status}`)
+}
+
 function createListingServer(buckets: readonly string[]): Server {
   const known = new Set(buckets)
   return createServer((incoming, outgoing) => {
     incoming.resume()
+    if (incoming.method === 'POST' && overwrite(incoming.url ?? '')) {
+      outgoing.writeHead(204)
+      outgoing.end()
+      return
+    }
     const request = describeS3Request(incoming)
     const reply = (status: number, body: string) => {
       outgoing.writeHead(status, { 'Content-Type': 'application/xml' })
@@ -128,9 +164,10 @@ function listObjectsV2(name: string, bucket: ListingBucket, query: URLSearchPara
       index = firstAfter(bucket, `${common}\u{10FFFF}`)
       continue
     }
-    const modified = new Date(MODIFIED_ORIGIN_MS - index * 1000).toISOString()
+    const changed = overwritten.get(name)?.get(index)
+    const modified = new Date(changed?.modifiedMs ?? MODIFIED_ORIGIN_MS - index * 1000).toISOString()
     const storageClass = index % 10 === 0 ? 'STANDARD_IA' : 'STANDARD'
-    body += `<Contents><Key>${escapeXml(key)}</Key><LastModified>${modified}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${objectSize(index)}</Size><StorageClass>${storageClass}</StorageClass></Contents>`
+    body += `<Contents><Key>${escapeXml(key)}</Key><LastModified>${modified}</LastModified><ETag>"fba9dede5f27731c9771645a39863328"</ETag><Size>${changed?.size ?? objectSize(index)}</Size><StorageClass>${storageClass}</StorageClass></Contents>`
     index++
   }
   const truncated = index < bucket.objects && objectKey(bucket, index).startsWith(prefix)

@@ -30,6 +30,30 @@ export const scanHealthFamilies = describe('scanner', {
     'Files and folders below the bucket that its last successful scan could not read (fs: path over PATH_MAX, I/O error, permission); the figures leave them out.',
     'scan',
   ),
+  bucket_ranges: family(
+    'gauge',
+    ['bucket'],
+    'Key ranges the bucket keeps a subtotal for (issue 25: buckets of at least SCAN_SUBTOTALS_MIN_OBJECTS objects, SCAN_FULL_EVERY above 1); absent for a bucket listed whole every round.',
+    'scan',
+  ),
+  bucket_ranges_dirty: family(
+    'gauge',
+    ['bucket'],
+    'Key ranges of the bucket marked dirty when its last round ended (a change event named a key in them, or their listing failed): listed again next round.',
+    'scan',
+  ),
+  bucket_ranges_relisted_ratio: family(
+    'gauge',
+    ['bucket'],
+    "Share of the bucket's entries (objects, or versions and delete markers) its last round listed again; the other ranges kept their subtotals.",
+    'scan',
+  ),
+  bucket_ranges_oldest_listed_timestamp_seconds: family(
+    'gauge',
+    ['bucket'],
+    "When the bucket's stalest key range was last listed, seconds since the epoch: the time its figures are as of (time() minus it: the age of its oldest subtotal).",
+    'scan',
+  ),
   usage_last_scan_duration_seconds: family(
     'gauge',
     [],
@@ -87,13 +111,19 @@ export function writeRoundProgress(out: Sink, source: string, progress: RoundPro
   out.set('scan_round_bytes_listed', { source }, progress?.bytes ?? 0)
 }
 
-/** One bucket's last scan: success, duration, last success and unreadable entries. */
+/** One bucket's last scan: success, duration, last success, its ranges' summary and unreadable entries. */
 export function writeScanHealth(out: Sink, record: BucketRecord, usage = figuresOf(record)): void {
   const bucket = { bucket: record.name }
   out.set('bucket_scan_success', bucket, record.scanSuccess ? 1 : 0)
   out.set('bucket_scan_duration_seconds', bucket, record.scanDurationSeconds)
   if (record.lastSuccessSeconds !== undefined) {
     out.set('bucket_scan_last_success_timestamp_seconds', bucket, record.lastSuccessSeconds)
+  }
+  if (record.ranges !== undefined) {
+    out.set('bucket_ranges', bucket, record.ranges.ranges)
+    out.set('bucket_ranges_dirty', bucket, record.ranges.dirty)
+    out.set('bucket_ranges_relisted_ratio', bucket, record.ranges.relistedRatio)
+    out.set('bucket_ranges_oldest_listed_timestamp_seconds', bucket, record.ranges.oldestListedSeconds)
   }
   if (usage?.unreadableEntries !== undefined) {
     out.set('bucket_scan_unreadable_entries', bucket, usage.unreadableEntries)

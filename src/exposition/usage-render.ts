@@ -84,7 +84,7 @@ export async function renderUsageBlock(
       // decoding and cloning its figures here cost the event loop ~40 µs a bucket.
       const records = planned.slice(start, start + BATCH_BUCKETS).map((row) => {
         const line = 'kind' in row ? undefined : storedLine(row)
-        return line ? new Uint8Array(line) : row
+        return line ? new Uint8Array(line) : withoutSubtotals(row)
       })
       rendering.post(records)
       await nextTurn()
@@ -131,4 +131,11 @@ function compressedBuffers(family: CompressedFamily): CompressedFamily {
     segments: family.segments.map(asSegment),
     ...(family.openmetricsSegments ? { openmetricsSegments: family.openmetricsSegments.map(asSegment) } : {}),
   }
+}
+
+/** A record as the worker needs it: its range summary, not the subtotals (a partial record a range). */
+function withoutSubtotals<T extends object>(row: T): T {
+  if (!('subtotals' in row)) return row
+  const { subtotals: _left, ...rest } = row as T & { subtotals: unknown }
+  return rest as T
 }

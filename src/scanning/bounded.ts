@@ -1,3 +1,4 @@
+import { untilAborted } from './concurrency.js'
 import { linkedAbort } from '../sources/linked-abort.js'
 import { SourceError } from '../sources/types.js'
 
@@ -24,17 +25,4 @@ export async function bounded<T>(
     clearTimeout(timer)
     abort.dispose()
   }
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
 }

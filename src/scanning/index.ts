@@ -34,6 +34,11 @@ export async function createScannerFromConfig(
     intervalMs: config.SCAN_INTERVAL_SECONDS * 1000,
     concurrency: config.SCAN_CONCURRENCY,
     timeoutMs: config.SCAN_TIMEOUT_SECONDS * 1000,
+    subtotals: {
+      fullEvery: config.SCAN_FULL_EVERY,
+      minObjects: config.SCAN_SUBTOTALS_MIN_OBJECTS,
+      maxEntries: config.SCAN_RANGE_MAX_OBJECTS,
+    },
     ...(stateFile ? { stateFile } : {}),
     logger,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -1,13 +1,16 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { eachInSlices, keptInSlices, Slices } from '../event-loop-slices.js'
 import { type BucketRecord, inOrder, type RecordsByName, sortedRecordsByName } from '../snapshot/snapshot.js'
-import { figuresOf } from '../snapshot/stored-records.js'
+import { figuresOf, subtotalsOf } from '../snapshot/stored-records.js'
 import { ListingSlots } from '../sources/listings-in-flight.js'
+import type { BucketRanges } from '../sources/subtotals.js'
 import type { BucketUsage, ScanRound, UsageSource, UserScan } from '../sources/types.js'
 import { SourceError } from '../sources/types.js'
 import { bounded } from './bounded.js'
 import type { BucketFilter } from './bucket-filter.js'
 import type { RoundProgress } from './round-progress.js'
+import { mapConcurrent } from './concurrency.js'
+import { type RangeRounds, rangeParts } from './range-rounds.js'
 import type { BucketFailures } from './scan-failures.js'
 
 /**
@@ -36,6 +39,8 @@ export interface ScanRoundOptions {
   readonly previousUsers?: UserScan
   /** Told what the round plans, starts and ends, and what the listings fold (round-progress.ts). */
   readonly progress?: RoundProgress
+  /** Per-range subtotals of big buckets (SCAN_FULL_EVERY); undefined: every bucket listed whole. */
+  readonly ranges?: RangeRounds
 }
 
 export interface ScanResult {
@@ -55,6 +60,7 @@ type Outcome =
   | {
       readonly ok: true
       readonly usage: BucketUsage
+      readonly ranges?: BucketRanges | undefined
       readonly seconds: number
       readonly finishedAtMs: number
     }
@@ -134,6 +140,7 @@ export async function scanOnce(options: ScanRoundOptions): Promise<ScanResult> {
   const byName = sortedRecordsByName(records)
   // Looked up in the sorted records: a Set of 100,000 names held the event loop 15-100 ms.
   failures.keepOnly({ has: (bucket) => byName.get(bucket) !== undefined })
+  options.ranges?.keepOnly({ has: (bucket) => byName.get(bucket) !== undefined })
   // The records merged in this turn, the snapshot published in the next: at 100,000
   // buckets each is tens of milliseconds the event loop would otherwise wait in one go.
   await nextTurn()
@@ -195,15 +202,20 @@ async function measure(
 ): Promise<Outcome> {
   const started = performance.now()
   const seconds = () => Math.round((performance.now() - started) * 1e6) / 1e9 // whole ns, not binary noise
-  const { progress } = options
+  const { progress, ranges } = options
   const listing = progress?.started(bucket)
+  const begun = ranges && round.measureRanges ? ranges.begin(bucket, options.previous.get(bucket)) : undefined
   try {
-    const usage = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
-      round.measure(bucket, signal, slots, listing),
+    const measured = await bounded(options.signal, options.timeoutMs, 'not measured', (signal) =>
+      begun && round.measureRanges
+        ? round.measureRanges(bucket, signal, slots, begun.request, listing)
+        : round.measure(bucket, signal, slots, listing).then((usage) => ({ usage, ranges: undefined })),
     )
-    if (listing) progress?.ended(listing, { usage })
-    return { ok: true, usage, seconds: seconds(), finishedAtMs: Date.now() }
+    const kept = ranges && begun ? ranges.measured(bucket, measured.ranges) : undefined
+    if (listing) progress?.ended(listing, { usage: measured.usage })
+    return { ok: true, usage: measured.usage, ranges: kept, seconds: seconds(), finishedAtMs: Date.now() }
   } catch (error) {
+    ranges?.failed(bucket, begun)
     const failure = asSourceError(error)
     const gone = failure.kind === 'missing' && !options.fixedBuckets
     if (listing) progress?.ended(listing, { failed: !gone })
@@ -227,6 +239,7 @@ function mergeRecord(
       scanSuccess: true,
       scanDurationSeconds: outcome.seconds,
       lastSuccessSeconds: outcome.finishedAtMs / 1000,
+      ...rangeParts(outcome.ranges),
     }
   }
   const { error } = outcome
@@ -246,28 +259,11 @@ function mergeRecord(
     ...(previous?.lastSuccessSeconds !== undefined
       ? { lastSuccessSeconds: previous.lastSuccessSeconds }
       : {}),
+    ...rangeParts(subtotalsOf(previous)),
   }
 }
 
 function asSourceError(error: unknown): SourceError {
   if (error instanceof SourceError) return error
   return new SourceError(error instanceof Error ? error.message : String(error), 'failed', { cause: error })
-}
-
-/** Maps `items` through `work`, at most `limit` at a time, keeping the order of `items`. */
-async function mapConcurrent<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await work(items[index] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
-  return results
 }

@@ -4,9 +4,11 @@ import { recordsByName, type UsageSnapshot } from '../snapshot/snapshot.js'
 import { listingPagesBetween, type SourceRequests } from '../sources/request-counter.js'
 import type { UsageSource } from '../sources/types.js'
 import type { BucketFilter } from './bucket-filter.js'
+import type { KeyChanges } from './dirty-ranges.js'
 import { NoBucketsNotice } from './no-buckets.js'
 import { logProgressWhileRunning } from './progress-log.js'
 import { RoundProgress, type RoundProgressView } from './round-progress.js'
+import { RangeRounds, type SubtotalSettings } from './range-rounds.js'
 import { roundTotals } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
@@ -29,6 +31,8 @@ export interface UsageScannerOptions {
   readonly clock?: () => number
   /** Between two progress lines of a running round: 15 s (progress-log.ts) unless a test says otherwise. */
   readonly progressIntervalMs?: number | undefined
+  /** SCAN_FULL_EVERY and the subtotals' sizes (issue 25); undefined: every bucket listed whole. */
+  readonly subtotals?: SubtotalSettings
 }
 
 /** The pause between scans varies by this share either way, so replicas do not scan in step. */
@@ -61,11 +65,14 @@ export class UsageScanner {
   /** The running round's progress; undefined between rounds. */
   #progress: RoundProgress | undefined
   #closed = false
+  readonly #ranges: RangeRounds | undefined
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
     this.#logger = options.logger
     this.#bucketFailures = new BucketFailures(options.logger)
+    this.#ranges =
+      options.subtotals && options.subtotals.fullEvery > 1 ? new RangeRounds(options.subtotals) : undefined
     // Every bucket measured at once listens to the scanner's signal.
     setMaxListeners(0, this.#controller.signal)
     const { stateFile, source, filter, fixedBuckets } = options
@@ -79,6 +86,14 @@ export class UsageScanner {
           selected: (name) => filter(name) && (!wanted || wanted.has(name)),
         })
       : undefined
+  }
+
+  /**
+   * Where change events mark the keys they name (POST /events): the key's range is listed again
+   * next round. Marks for a bucket listed whole are dropped.
+   */
+  get keyChanges(): KeyChanges {
+    return this.#ranges ? this.#ranges.keyChanges : { markChanged: () => undefined }
   }
 
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
@@ -149,7 +164,11 @@ export class UsageScanner {
           this.#options.intervalMs,
           Math.max(0, loaded.snapshot.completedAtMs + this.#options.intervalMs - Date.now()),
         )
-      if (loaded) this.#publish(loaded.snapshot)
+      if (loaded) {
+        this.#publish(loaded.snapshot)
+        // Change events from now on mark the loaded ranges, before the first round lists them.
+        this.#ranges?.adopt(loaded.snapshot.buckets)
+      }
     } catch (error) {
       this.#logger.error({ err: error }, 'state file load ended unexpectedly')
     }
@@ -232,6 +251,7 @@ export class UsageScanner {
       startedMs: (this.#options.clock ?? Date.now)(),
       ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
       progress,
+      ...(this.#ranges ? { ranges: this.#ranges } : {}),
     })
     if (requestsBefore && source.requests)
       this.#listingPages = listingPagesBetween(requestsBefore, source.requests.counts())

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import type { BucketRecord, UsageSnapshot } from './snapshot.js'
+import { asOfSeconds, type BucketRecord, type UsageSnapshot } from './snapshot.js'
 import { figuresOf, measuredBytes, measuredObjects } from './stored-records.js'
 
 /**
@@ -30,6 +30,27 @@ export const BucketJsonSchema = Type.Object(
     }),
     scanDurationSeconds: Type.Number({ minimum: 0 }),
     lastSuccessAt: Type.Union([Instant, Type.Null()], { description: 'When the figures were measured.' }),
+    asOf: Type.Union([Instant, Type.Null()], {
+      description:
+        'What the figures are as of: for a bucket with per-range subtotals (SCAN_FULL_EVERY), when its stalest range was listed; otherwise lastSuccessAt.',
+    }),
+    ranges: Type.Optional(
+      Type.Object(
+        {
+          ranges: Type.Integer({ minimum: 1, description: 'Key ranges with a subtotal each.' }),
+          dirty: Type.Integer({ minimum: 0, description: 'Ranges marked dirty when the last round ended.' }),
+          relistedRatio: Type.Number({
+            minimum: 0,
+            maximum: 1,
+            description: "Share of the bucket's entries the last round listed again.",
+          }),
+        },
+        {
+          additionalProperties: false,
+          description: 'Per-range subtotals (issue 25); absent for a bucket listed whole.',
+        },
+      ),
+    ),
   },
   {
     additionalProperties: false,
@@ -41,6 +62,7 @@ export const BucketJsonSchema = Type.Object(
         scanSuccess: true,
         scanDurationSeconds: 0.042,
         lastSuccessAt: '2026-12-03T09:30:00.000Z',
+        asOf: '2026-12-03T09:30:00.000Z',
       },
     ],
   },
@@ -77,11 +99,22 @@ export function bucketJson(record: BucketRecord): BucketJson {
     ...(usage?.quotaBytes !== undefined ? { quotaBytes: usage.quotaBytes } : {}),
     scanSuccess: record.scanSuccess,
     scanDurationSeconds: record.scanDurationSeconds,
-    lastSuccessAt:
-      record.lastSuccessSeconds === undefined
-        ? null
-        : new Date(record.lastSuccessSeconds * 1000).toISOString(),
+    lastSuccessAt: instant(record.lastSuccessSeconds),
+    asOf: instant(asOfSeconds(record)),
+    ...(record.ranges
+      ? {
+          ranges: {
+            ranges: record.ranges.ranges,
+            dirty: record.ranges.dirty,
+            relistedRatio: record.ranges.relistedRatio,
+          },
+        }
+      : {}),
   }
+}
+
+function instant(seconds: number | undefined): string | null {
+  return seconds === undefined ? null : new Date(seconds * 1000).toISOString()
 }
 
 /**

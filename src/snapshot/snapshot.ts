@@ -1,4 +1,5 @@
 import type { UserScan } from '../record/user-usage.js'
+import type { BucketRanges } from '../sources/subtotals.js'
 import type { BucketUsage } from '../sources/types.js'
 
 /** One bucket as the last scan left it. */
@@ -10,6 +11,49 @@ export interface BucketRecord {
   readonly scanDurationSeconds: number
   /** When the bucket was last measured successfully, seconds since the epoch. */
   readonly lastSuccessSeconds?: number
+  /** A bucket that keeps per-range subtotals (issue 25): what its families and pages show of them. */
+  readonly ranges?: RangeSummary
+  /**
+   * Its subtotals, for the next round and the state file; read through subtotalsOf() (a stored
+   * record keeps them in its line's bytes). Absent for a bucket listed whole.
+   */
+  readonly subtotals?: BucketRanges
+}
+
+/** A bucket's subtotals in a few numbers. */
+export interface RangeSummary {
+  /** Key ranges with a subtotal each. */
+  readonly ranges: number
+  /** Ranges marked dirty when the round ended: listed again next round. */
+  readonly dirty: number
+  /** Share of the bucket's entries listed again in the last round (0 to 1). */
+  readonly relistedRatio: number
+  /** When the stalest range was listed, seconds since the epoch: what the figures are "as of". */
+  readonly oldestListedSeconds: number
+}
+
+/**
+ * When a bucket's figures are as of, seconds since the epoch: its stalest range's listing for a
+ * bucket with per-range subtotals, its last success otherwise; undefined if never measured.
+ */
+export function asOfSeconds(record: BucketRecord): number | undefined {
+  return record.ranges?.oldestListedSeconds ?? record.lastSuccessSeconds
+}
+
+/** The summary of a bucket's subtotals. */
+export function rangeSummary(ranges: BucketRanges): RangeSummary {
+  let entries = 0
+  let oldestMs = Number.POSITIVE_INFINITY
+  for (const subtotal of ranges.subtotals) {
+    entries += subtotal.entries
+    oldestMs = Math.min(oldestMs, subtotal.listedMs)
+  }
+  return {
+    ranges: ranges.subtotals.length,
+    dirty: ranges.dirtyRanges,
+    relistedRatio: entries > 0 ? Math.min(1, ranges.relistedEntries / entries) : 1,
+    oldestListedSeconds: Number.isFinite(oldestMs) ? oldestMs / 1000 : 0,
+  }
 }
 
 /**

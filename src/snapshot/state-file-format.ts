@@ -4,6 +4,7 @@ import { BucketUsageSchema } from '../record/bucket-usage-schema.js'
 import { usageInvariantProblem } from '../record/record-invariants.js'
 import { type UserScan, type UserScanSchema, userScanProblem } from '../record/user-usage.js'
 import { type BucketRecord, byName, type UsageSnapshot } from './snapshot.js'
+import { BucketRangesSchema, RangeSummarySchema, subtotalsProblem } from './state-file-ranges.js'
 
 /*
  * The state file's format: its outline, a bucket record's schema and the checks both the loader
@@ -17,8 +18,13 @@ export const FORMAT = 'objstore-exporter/usage-snapshot'
  * so it is read and checked a slice at a time and a file cut short is told from a whole one.
  * Version 1, the whole snapshot as one JSON document, is still read (state-file-legacy.ts).
  */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
 export const LEGACY_VERSION = 1
+/**
+ * Version 2 is version 3 without per-range subtotals (issue 25): its records load as buckets
+ * listed whole, and the next round writes version 3.
+ */
+const LINES_VERSIONS = [2, FORMAT_VERSION] as const
 
 /** The bounds a file must keep to be read at all (a state file of 100,000 buckets is some 115 MB). */
 export interface StateFileLimits {
@@ -45,6 +51,8 @@ const BucketRecordSchema = Type.Object({
   scanSuccess: Type.Boolean(),
   scanDurationSeconds: Type.Number({ minimum: 0 }),
   lastSuccessSeconds: Type.Optional(Type.Number()),
+  ranges: Type.Optional(RangeSummarySchema),
+  subtotals: Type.Optional(BucketRangesSchema),
 })
 /** Compiled once: 10,000 records take some 30 ms to check this way, 370-750 ms interpreted. */
 const bucketRecordCheck = TypeCompiler.Compile(BucketRecordSchema)
@@ -69,10 +77,10 @@ export const LegacyStateFileSchema = Type.Object({
   snapshot: Type.Object({ ...OutlineProperties, buckets: Type.Array(Type.Unknown()) }),
 })
 
-/** Version 2's first line. */
+/** Version 2's and 3's first line. */
 const StateHeaderSchema = Type.Object({
   format: Type.Literal(FORMAT),
-  version: Type.Literal(FORMAT_VERSION),
+  version: Type.Union(LINES_VERSIONS.map((version) => Type.Literal(version))),
   snapshot: Type.Object(OutlineProperties),
 })
 export const stateHeaderCheck = TypeCompiler.Compile(StateHeaderSchema)
@@ -143,7 +151,9 @@ export function recordProblem(record: unknown, nowMs: number, explain = true): s
   const seconds = record.lastSuccessSeconds
   if (seconds !== undefined && !(seconds >= EARLIEST_MS / 1000 && seconds <= (nowMs + CLOCK_SKEW_MS) / 1000))
     return `/lastSuccessSeconds = ${seconds}: not a time between 2000 and now`
-  return record.usage === undefined ? undefined : usageInvariantProblem(record.usage)
+  if (record.usage === undefined)
+    return record.subtotals === undefined ? undefined : '/subtotals: without figures'
+  return usageInvariantProblem(record.usage) ?? subtotalsProblem(record)
 }
 
 /** How many records bear each name. */

@@ -12,7 +12,7 @@ import {
  * Version 1 of the state file: the whole snapshot as one JSON document, as exporters before the
  * line format wrote it. Still read, so an upgrade serves the last figures at once rather than
  * rescanning every bucket; parsed and checked in one go (at 100,000 buckets over a second of the
- * event loop, once: the next scan writes version 2).
+ * event loop, once: the next scan writes the line format, version 3).
  */
 export const LEGACY_START = `{"format":"${FORMAT}","version":${LEGACY_VERSION},`
 

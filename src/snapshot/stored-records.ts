@@ -1,3 +1,4 @@
+import type { BucketRanges } from '../sources/subtotals.js'
 import type { BucketUsage } from '../sources/types.js'
 import type { BucketRecord } from './snapshot.js'
 
@@ -59,7 +60,24 @@ export function storedRecord(record: BucketRecord, line: Buffer): BucketRecord {
   stored.scanSuccess = record.scanSuccess
   stored.scanDurationSeconds = record.scanDurationSeconds
   if (record.lastSuccessSeconds !== undefined) stored.lastSuccessSeconds = record.lastSuccessSeconds
+  if (record.ranges !== undefined) stored.ranges = record.ranges
+  if (record.subtotals !== undefined) Object.defineProperty(stored, 'subtotals', subtotalsGuard)
   return stored
+}
+
+const subtotalsGuard: PropertyDescriptor = {
+  get(this: StoredRecord): never {
+    throw new TypeError(`bucket ${this.name}: a stored record's subtotals are read with subtotalsOf()`)
+  },
+  enumerable: false,
+}
+
+/** A record's per-range subtotals (a stored record's decoded from its line), undefined if it has none. */
+export function subtotalsOf(record: BucketRecord | undefined): BucketRanges | undefined {
+  if (record === undefined) return undefined
+  const line = storedLine(record)
+  if (!line) return record.subtotals
+  return record.ranges === undefined ? undefined : storedLineRecord(line).subtotals
 }
 
 /** The bytes of `record`'s line if it is a stored record (its JSON, as the state file holds it). */

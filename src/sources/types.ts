@@ -2,6 +2,7 @@ import type { BucketUsage } from '../record/bucket-usage.js'
 import type { UserScan } from '../record/user-usage.js'
 import type { ListingSlots } from './listings-in-flight.js'
 import type { SourceRequests } from './request-counter.js'
+import type { RangedUsage, RangesRequest } from './subtotals.js'
 
 /**
  * The contract between the scanner and a usage source. A source is one folder under sources/ whose
@@ -54,6 +55,18 @@ export interface ScanRound {
     slots?: ListingSlots,
     progress?: ListingProgress,
   ): Promise<BucketUsage>
+  /**
+   * Measures a bucket that keeps per-range subtotals (issue 25, SCAN_FULL_EVERY above 1): lists
+   * again the ranges `request.relist` names, keeps the others' subtotals, and answers the merged
+   * record with the new ranges. Only sources that list by key (s3) have it.
+   */
+  measureRanges?(
+    bucket: string,
+    signal: AbortSignal,
+    slots: ListingSlots | undefined,
+    request: RangesRequest,
+    progress?: ListingProgress,
+  ): Promise<RangedUsage>
   /**
    * Bytes of files under the source's data folder but in no bucket's folder (fs: `.minio.sys` and
    * other hidden folders, lost+found, top-level files), measured after the buckets; only sources

@@ -146,7 +146,7 @@ test('a state file cut short: one warning, a scan at once, the file written whol
   assert.match(await readFile(stateFile, 'utf8'), /\n\{"end":true,"records":1\}\n$/)
   assert.equal((await loadState(stateFile, `fs:${data}`)).status, 'loaded')
 
-  // The format before this one: served at once, before any scan (the next scan writes version 2).
+  // The format before this one: served at once, before any scan (the next scan writes version 3).
   await writeFile(stateFile, legacyStateText(await readStateDocument(stateFile)))
   const upgraded = await startServingProcess(t, env, root)
   await upgraded.waitForLogs(

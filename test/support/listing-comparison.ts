@@ -26,6 +26,11 @@ const ABOUT_THE_SCAN = new Set([
   'objstore_s3_requests_total',
   'objstore_s3_request_errors_total',
   'objstore_usage_last_scan_listing_pages',
+  // Incremental scans (issue 25): the subtotals' own figures, which a full listing has none of.
+  'objstore_bucket_ranges',
+  'objstore_bucket_ranges_dirty',
+  'objstore_bucket_ranges_relisted_ratio',
+  'objstore_bucket_ranges_oldest_listed_timestamp_seconds',
 ])
 
 /** Every usage sample of a scrape but those about the scan, as sorted lines. */

@@ -73,6 +73,17 @@ export function generateSnapshot(options: SnapshotOptions): GeneratedSnapshot {
       scanSuccess: index % 97 !== 5,
       scanDurationSeconds: duration,
       lastSuccessSeconds: (ORIGIN_MS + index * 1000) / 1000,
+      // Some big buckets keep per-range subtotals (issue 25): their summary's families.
+      ...(index % 13 === 3
+        ? {
+            ranges: {
+              ranges: 1 + (index % 50),
+              dirty: index % 3,
+              relistedRatio: (index % 7) / 7,
+              oldestListedSeconds: (ORIGIN_MS + index * 500) / 1000,
+            },
+          }
+        : {}),
     }
   })
   const snapshot = deepFreeze({

@@ -80,13 +80,13 @@ test('corrupt, foreign and mismatched files are ignored with a reason', async (t
     ],
     ['a line after the end line', `${good}{}\n`, /^line 5 follows the end line$/],
     ['a line that is not JSON', good.replace('\n', '\n{"name":\n'), /^line 2 is not valid JSON/],
-    ['empty', '', /^not a usage snapshot of format objstore-exporter\/usage-snapshot v2 \(an empty file\)$/],
+    ['empty', '', /^not a usage snapshot of format objstore-exporter\/usage-snapshot v3 \(an empty file\)$/],
     [
       'another program',
       JSON.stringify({ name: 'objstore-exporter', version: '0.1.0' }),
       /not a usage snapshot/,
     ],
-    ['another format version', good.replace('"version":2', '"version":99'), /not a usage snapshot/],
+    ['another format version', good.replace('"version":3', '"version":99'), /not a usage snapshot/],
     ['version 1, cut short', legacyStateText(document).slice(0, 200), /^not valid JSON/],
     [
       'a completion time of 1e300',
@@ -348,18 +348,30 @@ test('the per-user part and usage log counters are stored; files without them lo
   assert.equal(bad.snapshot.buckets.length, 2)
 })
 
-test('format 2 is a header, a record a line and an end line; format 1 still loads to the same snapshot', async (t) => {
+test('format 3 is a header, a record a line and an end line; formats 2 and 1 still load to the same snapshot', async (t) => {
   const folder = await scratchFolder(t, 'objstore-state-')
   const path = join(folder, 'state.json')
   const snapshot = sampleSnapshot()
   await saveState(path, snapshot)
   const lines = (await readFile(path, 'utf8')).split('\n')
-  assert.deepEqual(JSON.parse(lines[0] ?? '').version, 2)
+  assert.deepEqual(JSON.parse(lines[0] ?? '').version, 3)
   assert.deepEqual(
     lines.slice(1, 3).map((line) => JSON.parse(line).name),
     ['denied', 'photos'],
   )
   assert.deepEqual(lines.slice(3), ['{"end":true,"records":2}', ''])
+
+  // Version 2 (before per-range subtotals): the same lines under the older header.
+  const version2 = [JSON.stringify({ ...JSON.parse(lines[0] ?? ''), version: 2 }), ...lines.slice(1)].join(
+    '\n',
+  )
+  await writeFile(path, version2)
+  assert.deepEqual(loadWithFigures(await loadState(path, snapshot.sourceId)), {
+    status: 'loaded',
+    snapshot,
+    refused: [],
+    refusedCount: 0,
+  })
 
   await writeFile(path, legacyStateText(await readStateDocument(path)))
   const legacy = await loadState(path, snapshot.sourceId)

@@ -161,6 +161,10 @@ test('BUCKET_METRICS keeps only the per-bucket families of its groups; cluster f
   assert.deepEqual(clusterSamples(some), clusterSamples(all))
   const names = new Set(some.samples.filter(isBucketSample).map((sample) => sample.name))
   assert.deepEqual([...names].sort(), [
+    'objstore_bucket_ranges',
+    'objstore_bucket_ranges_dirty',
+    'objstore_bucket_ranges_oldest_listed_timestamp_seconds',
+    'objstore_bucket_ranges_relisted_ratio',
     'objstore_bucket_scan_duration_seconds',
     'objstore_bucket_scan_last_success_timestamp_seconds',
     'objstore_bucket_scan_success',

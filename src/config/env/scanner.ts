@@ -43,6 +43,27 @@ export const scannerEnv = {
     description:
       'Upper bound for measuring one bucket, and for listing the buckets; a bucket that takes longer counts as failed for that scan, a listing that takes longer as the source down.',
   }),
+  SCAN_FULL_EVERY: Type.Integer({
+    default: 16,
+    minimum: 1,
+    maximum: 10000,
+    description:
+      '`s3`: a bucket of at least `SCAN_SUBTOTALS_MIN_OBJECTS` objects keeps a subtotal per key range, and a round lists again only its dirty ranges (a change event named a key in them, or their last listing failed) and the clean ranges whose turn it is, so every range is listed again at least every this many rounds whatever events said ([incremental scans](incremental-scans.md)). 1: every bucket listed whole every round.',
+  }),
+  SCAN_SUBTOTALS_MIN_OBJECTS: Type.Integer({
+    default: 1000000,
+    minimum: 1000,
+    maximum: 1000000000000,
+    description:
+      '`s3`, with `SCAN_FULL_EVERY` above 1: current objects a bucket holds, by its last listing, from which it keeps per-range subtotals; a bucket with subtotals keeps them until its ranges hold fewer than half of this entries (objects, or versions and delete markers with `SCAN_VERSIONS`). Smaller buckets are listed whole every round.',
+  }),
+  SCAN_RANGE_MAX_OBJECTS: Type.Integer({
+    default: 100000,
+    minimum: 100,
+    maximum: 100000000,
+    description:
+      '`s3`: entries one key range of a bucket with subtotals holds at most: a range listed again that holds more is split into ranges of half this, and neighbours that together hold at most half this are merged. A range costs its entries / 1,000 LIST requests when listed again, and its subtotal (some 2 KB) in the state file.',
+  }),
   BUCKETS: Type.String({
     default: '',
     description:

@@ -1,7 +1,7 @@
 import type { BucketRecord, UsageSnapshot } from '../../snapshot/snapshot.js'
 import { figuresOf, measuredBytes, measuredObjects } from '../../snapshot/stored-records.js'
 import { type BucketSortKey, type BucketView, viewBuckets } from '../bucket-view.js'
-import { escapeHtml, formatAge, formatCount, sizeHtml } from './format.js'
+import { escapeHtml, formatAge, formatCount, percent, sizeHtml, timestamp } from './format.js'
 import { apiHref, type ListState, PAGE_SIZE, pageHref } from './query.js'
 import { renderTreemap, TREEMAP_BUCKETS } from './treemap.js'
 
@@ -82,7 +82,14 @@ function bucketRow(
     bytes === undefined || objects === undefined
       ? '<td class="note">not measured</td><td class="note">not measured</td>'
       : `<td>${sizeHtml(bytes)}</td><td>${formatCount(objects)}</td>`
-  return `<tr data-bucket="${text(record.name)}"><td><code>${text(record.name)}</code></td>${figures}<td>${newestCell(record, objects, nowMs, newestNotGiven)}</td><td class="state ${record.scanSuccess ? 'ok' : 'bad'}">${record.scanSuccess ? 'ok' : 'failed'}</td></tr>`
+  return `<tr data-bucket="${text(record.name)}"><td><code>${text(record.name)}</code></td>${figures}<td>${newestCell(record, objects, nowMs, newestNotGiven)}</td><td class="state ${record.scanSuccess ? 'ok' : 'bad'}">${record.scanSuccess ? 'ok' : 'failed'}${rangesNote(record, nowMs)}</td></tr>`
+}
+
+/** A bucket with per-range subtotals: what its figures are as of (its stalest range), and its ranges. */
+function rangesNote(record: BucketRecord, nowMs: number): string {
+  const { ranges } = record
+  if (!ranges) return ''
+  return `<br><span class="note">as of ${timestamp(ranges.oldestListedSeconds * 1000, nowMs)}; ${formatCount(ranges.ranges)} ranges, ${formatCount(ranges.dirty)} dirty, ${percent(ranges.relistedRatio)} listed again</span>`
 }
 
 function newestCell(

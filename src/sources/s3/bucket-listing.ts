@@ -6,7 +6,7 @@ import type { VersionEntry, VersionListingFold } from '../../record/version-list
 import type { ListingSlots } from '../listings-in-flight.js'
 import type { ListingProgress } from '../types.js'
 import { objectSize } from './errors.js'
-import { type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
+import { compareKeys, type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
 import {
   checkedPages,
   type IgnoredStarts,
@@ -18,7 +18,7 @@ import {
 import { listObjectsV2, listObjectVersions } from './listing-requests.js'
 import type { ListedEntry, ListingKind, ListingPage } from './listing-xml.js'
 import { type Marker, marker, markerIdentity, pages } from './pages.js'
-import { listByRanges, type SplitSettings } from './ranged-listing.js'
+import { listByRanges, type RangedListing, type SplitSettings } from './ranged-listing.js'
 
 /**
  * A bucket's listing through the SDK, current objects (ListObjectsV2) or every version
@@ -47,9 +47,17 @@ export interface BucketListing {
 }
 
 export function listCurrent(listing: BucketListing, newFold: () => UsageAccumulator): Promise<BucketUsage> {
+  return listByRanges(currentListing(listing, newFold))
+}
+
+/** A current objects' listing (ListObjectsV2), for a listing in parts or in subtotals' pieces. */
+export function currentListing(
+  listing: BucketListing,
+  newFold: () => UsageAccumulator,
+): RangedListing<ListingPage, UsageAccumulator> & { entries(page: ListingPage): number } {
   const { client, bucket, prefixes } = listing
   const action = `ListObjectsV2 ${bucket}`
-  return listByRanges<ListingPage, UsageAccumulator>({
+  return {
     ...shared(listing, 'ListObjectsV2'),
     newFold,
     pages: (range, signal) =>
@@ -74,14 +82,16 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
         }),
         new ObjectsOrder(action, range.after),
       ),
-    foldPage: (fold, page, range) => {
-      let [objects, bytes, within] = [0, 0, true]
+    foldPage: (fold, page, range, skipThrough) => {
+      let [objects, bytes] = [0, 0]
+      let key: string | undefined
       for (const object of page.contents) {
-        const key = object.key ?? ''
+        key = object.key ?? ''
         if (pastRange(key, range)) {
-          within = false
-          break
+          listing.progress?.listed(objects, bytes)
+          return false
         }
+        if (skipThrough !== undefined && compareKeys(key, skipThrough) <= 0) continue
         const size = objectSize(object.size, action)
         fold.add({
           size,
@@ -93,11 +103,13 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
         bytes += size
       }
       listing.progress?.listed(objects, bytes)
-      return within
+      // A range that ends at the page's last key is done: no page past it is asked for.
+      return range.through === undefined || key !== range.through
     },
     continuesAfter: (page) => (page.truncated ? page.contents.at(-1)?.key : undefined),
     finish: (fold) => fold.finish(),
-  })
+    entries: (page) => page.contents.length,
+  }
 }
 
 /**
@@ -119,9 +131,17 @@ export function listVersions(
   listing: BucketListing,
   newFold: () => VersionListingFold,
 ): Promise<BucketUsage> {
+  return listByRanges(versionsListing(listing, newFold))
+}
+
+/** A versions' listing (ListObjectVersions), for a listing in parts or in subtotals' pieces. */
+export function versionsListing(
+  listing: BucketListing,
+  newFold: () => VersionListingFold,
+): RangedListing<ListingPage, VersionListingFold> & { entries(page: ListingPage): number } {
   const { client, bucket } = listing
   const action = `ListObjectVersions ${bucket}`
-  return listByRanges<ListingPage, VersionListingFold>({
+  return {
     ...shared(listing, 'ListObjectVersions'),
     newFold,
     pages: (range, signal) =>
@@ -147,12 +167,19 @@ export function listVersions(
         }),
         new VersionsOrder(action, range.after),
       ),
-    foldPage: (fold, page, range) => {
-      const within = (entry: ListedEntry) => !pastRange(entry.key ?? '', range)
+    foldPage: (fold, page, range, skipThrough) => {
+      const within = (entry: ListedEntry) =>
+        !pastRange(entry.key ?? '', range) &&
+        (skipThrough === undefined || compareKeys(entry.key ?? '', skipThrough) > 0)
       const { versions, deleteMarkers } = page
       const keptVersions = versions.filter(within)
       const keptMarkers = deleteMarkers.filter(within)
-      const ended = keptVersions.length < versions.length || keptMarkers.length < deleteMarkers.length
+      const past = (entry: ListedEntry) => pastRange(entry.key ?? '', range)
+      // Without a skip, only entries past the range are left out.
+      const ended =
+        skipThrough === undefined
+          ? keptVersions.length < versions.length || keptMarkers.length < deleteMarkers.length
+          : versions.some(past) || deleteMarkers.some(past)
       const entries = keptVersions.map((version) => versionEntry(version, objectSize(version.size, action)))
       if (listing.progress) reportCurrent(listing.progress, entries)
       fold.addPage(
@@ -164,7 +191,8 @@ export function listVersions(
     },
     continuesAfter: (page) => (page.truncated ? page.nextKeyMarker : undefined),
     finish: (fold) => fold.finish(),
-  })
+    entries: (page) => page.versions.length + page.deleteMarkers.length,
+  }
 }
 
 /** What either listing needs whatever it lists: the budget, the split and the plan's probes. */

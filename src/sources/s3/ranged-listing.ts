@@ -43,8 +43,12 @@ export interface RangedListing<Page, Fold> {
   newFold(): Fold
   /** The pages of a listing of the keys after `range.after` (from the start when undefined). */
   pages(range: KeyRange, signal: AbortSignal): AsyncGenerator<Page>
-  /** Folds the page's entries within `range`; false when an entry lay past it (the part is done). */
-  foldPage(fold: Fold, page: Page, range: KeyRange): boolean
+  /**
+   * Folds the page's entries within `range`, but those up to `skipThrough` (a piece's start, its
+   * first page holding the last versions of the key before it); false when an entry lay past the
+   * range (the part is done).
+   */
+  foldPage(fold: Fold, page: Page, range: KeyRange, skipThrough?: string): boolean
   /** The last key of a page that says more follow; undefined when it is the last page. */
   continuesAfter(page: Page): string | undefined
   finish(fold: Fold): BucketUsage

@@ -9,6 +9,7 @@ import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
 import type { ListingProgress } from '../types.js'
+import { type BucketRanges, mergedSubtotals, type RangedUsage, type RangesRequest } from '../subtotals.js'
 import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
@@ -16,6 +17,7 @@ import { createCheckedClient, type S3ClientOptions, sendClassified } from './cli
 import { IgnoredStarts } from './listing-order.js'
 import { measureMultipart } from './multipart.js'
 import { pages } from './pages.js'
+import { listedSubtotals } from './subtotal-ranges.js'
 
 export interface S3SourceOptions extends S3ClientOptions {
   /** List versions (ListObjectVersions) instead of current objects only. */
@@ -105,6 +107,8 @@ class S3UsageSource implements UsageSource {
       buckets,
       measure: (bucket, bucketSignal, slots, progress) =>
         this.#measure(bucket, bucketSignal, startedMs, slots, progress),
+      measureRanges: (bucket, bucketSignal, slots, request, progress) =>
+        this.#measureRanges(bucket, bucketSignal, startedMs, slots, request, progress),
     }
     return round
   }
@@ -148,6 +152,40 @@ class S3UsageSource implements UsageSource {
       )
     }
     usage ??= await this.#foldCurrent(listing, startedMs)
+    return this.#completed(bucket, signal, startedMs, usage)
+  }
+
+  /** A bucket that keeps subtotals: its ranges listed as the round asks, or whole when the store cannot. */
+  async #measureRanges(
+    bucket: string,
+    signal: AbortSignal,
+    startedMs: number,
+    slots: ListingSlots | undefined,
+    request: RangesRequest,
+    progress: ListingProgress | undefined,
+  ): Promise<RangedUsage> {
+    const listing = this.#listing(bucket, signal, slots, progress)
+    const objects = () => this.#accumulator(startedMs)
+    let ranges: BucketRanges | undefined
+    if (this.#options.scanVersions)
+      ranges = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
+        listedSubtotals(
+          listing,
+          { versions: () => this.#versionFold(startedMs), objects },
+          request,
+          startedMs,
+        ),
+      )
+    if (!(this.#options.scanVersions && !this.#unsupported.has('ListObjectVersions')))
+      ranges = await listedSubtotals(listing, { objects }, request, startedMs)
+    const listed = ranges && mergedSubtotals(ranges.subtotals)
+    if (!ranges || !listed) return { usage: await this.#measure(bucket, signal, startedMs, slots, progress) }
+    return { usage: await this.#completed(bucket, signal, startedMs, listed), ranges }
+  }
+
+  /** The listing's figures with what is measured whole every round: incomplete uploads, settings. */
+  async #completed(bucket: string, signal: AbortSignal, startedMs: number, listed: BucketUsage) {
+    let usage = listed
     if (this.#options.prefixes) usage = withTopPrefixes(usage, this.#options.prefixes.topK)
     const multipart =
       this.#options.uploads === false
@@ -205,19 +243,19 @@ class S3UsageSource implements UsageSource {
    * Memory is one page's entries per key range listed at once.
    */
   async #foldVersions(listing: BucketListing, nowMs: number) {
+    return listVersions(listing, () => this.#versionFold(nowMs))
+  }
+
+  #versionFold(nowMs: number): VersionListingFold {
     const prefixes = this.#options.prefixes
-    return listVersions(
-      listing,
-      () =>
-        new VersionListingFold({
-          storageClasses: true,
-          nowMs,
-          ages: this.#options.ages,
-          hidden: this.#options.hidden,
-          prefixTopK: prefixes?.topK,
-          prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
-        }),
-    )
+    return new VersionListingFold({
+      storageClasses: true,
+      nowMs,
+      ages: this.#options.ages,
+      hidden: this.#options.hidden,
+      prefixTopK: prefixes?.topK,
+      prefixOf: prefixes && ((key: string) => keyPrefix(key, prefixes)),
+    })
   }
 
   #listing(
