@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector, type DrivesCollectorOptions } from './collectors/drives.js'
+import { createEventsCollector } from './collectors/events.js'
 import { createLoggerCollector } from './collectors/logger.js'
 import { createPricesCollector, hasPrices } from './collectors/prices.js'
 import { CollectorRunner } from './collectors/runner.js'
@@ -15,6 +16,7 @@ import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import { seriesBudgetOf, UsageExposition } from './collectors/usage-exposition.js'
 import type { Config } from './config/load.js'
+import { changeEventsOf } from './events/index.js'
 import type { TargetDelivery } from './logging/create-logger.js'
 import { secretRedactorOf } from './logging/redaction.js'
 import type { SecretRedactor } from './logging/secret-redactor.js'
@@ -118,6 +120,12 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     logger.child({ component: 'scanner' }),
     options.scanClock ? { clock: options.scanClock } : {},
   )
+  // POST /events (EVENTS_AUTH_TOKEN): a change starts the next round early.
+  const events = changeEventsOf(
+    config,
+    { scanned: (bucket) => scanner.measures(bucket), requestRound: () => scanner.requestRound() },
+    logger.child({ component: 'events' }),
+  )
   const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming, {
     budget,
@@ -148,6 +156,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     // The operator's prices, when set: without them the scrape has no price family at all.
     ...(hasPrices(config.PRICES) ? [createPricesCollector(config.PRICES)] : []),
     ...(options.logDeliveries?.length ? [createLoggerCollector(options.logDeliveries)] : []),
+    ...(events ? [createEventsCollector(() => events.receiver.counters.counts())] : []),
     ...(options.extraCollectors ?? []),
   ]
   const runner = new CollectorRunner(collectors, logger)
@@ -185,6 +194,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     authenticator: security.authenticator,
     headers: security.headers,
     redactor: options.redactor ?? secretRedactorOf(config, process.env),
+    events: events?.receiver,
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
@@ -199,6 +209,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     scanner,
     async close() {
       await security.close()
+      events?.close()
       // Together: a running scan is aborted while in-flight scrapes finish.
       await Promise.all([scanner.close(), app.close()])
       await usageExposition.close()

@@ -55,6 +55,10 @@ export class UsageScanner {
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
   #closed = false
+  /** The schedule has begun (the state file loaded or given up): an early round may be asked for. */
+  #scheduled = false
+  /** An early round was asked for while one ran: it starts when that one ends. */
+  #roundRequested = false
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
@@ -98,6 +102,12 @@ export class UsageScanner {
   /** Listing pages of the last scan round this process completed; undefined before one, or for fs. */
   get lastScanListingPages(): ReadonlyMap<string, number> | undefined {
     return this.#listingPages
+  }
+
+  /** Whether the scanner measures `bucket`: the selection (BUCKETS_INCLUDE/EXCLUDE, SHARD) and BUCKETS. */
+  measures(bucket: string): boolean {
+    const { filter, fixedBuckets } = this.#options
+    return filter(bucket) && (fixedBuckets === undefined || fixedBuckets.includes(bucket))
   }
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
@@ -153,10 +163,23 @@ export class UsageScanner {
     this.#nextScanAtMs = undefined
     const running = this.#scan().finally(() => {
       this.#running = undefined
-      if (!this.#closed) this.#schedule(this.#jittered(this.#options.intervalMs))
+      const requested = this.#roundRequested
+      this.#roundRequested = false
+      if (!this.#closed) this.#schedule(requested ? 0 : this.#jittered(this.#options.intervalMs))
     })
     this.#running = running
     return running
+  }
+
+  /**
+   * Asks for a round soon (change events arrived, `POST /events`): at once when none runs, else as
+   * soon as the running one ends, instead of SCAN_INTERVAL_SECONDS later. Never overlaps a running
+   * round; before the first round is scheduled (the state file loading) or once closed, nothing.
+   */
+  requestRound(): void {
+    if (this.#closed || !this.#scheduled) return
+    if (this.#running) this.#roundRequested = true
+    else this.#schedule(0)
   }
 
   /** Stops the schedule, aborts a running scan and waits for it to unwind. */
@@ -171,6 +194,7 @@ export class UsageScanner {
   }
 
   #schedule(delayMs: number): void {
+    this.#scheduled = true
     clearTimeout(this.#timer)
     this.#nextScanAtMs = Date.now() + delayMs
     this.#timer = setTimeout(() => {
