@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { sampleValue } from '../support/exposition.js'
-import { recordsOf, usageLines } from '../support/listing-comparison.js'
+import { assertSameMeasure } from '../support/listing-comparison.js'
 import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -128,12 +128,8 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   await waitFor('the full listing', () => fresh.exporter.scanner.nextScanAtMs !== undefined)
   const snapshot = fresh.exporter.scanner.snapshot
   assert.ok(snapshot && withEvents.snapshot)
-  assert.deepStrictEqual(recordsOf(withEvents.snapshot), recordsOf(snapshot))
-  const expected = usageLines(await fresh.scrape())
-  assert.ok(expected.length > 50, `${expected.length} samples compared`)
-  // The events' own families aside, which only the exporter with events has.
-  const usage = usageLines(withEvents.scrape).filter(
-    (line) => !line.startsWith('objstore_events_') && !line.includes('"collector":"events"'),
+  assertSameMeasure(
+    { snapshot, scrape: await fresh.scrape() },
+    { snapshot: withEvents.snapshot, scrape: withEvents.scrape },
   )
-  assert.deepStrictEqual(usage, expected)
 })

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { after, before, test } from 'node:test'
 import pino from 'pino'
+import { loadConfig } from '../../src/config/load.js'
 import { EventReceiver } from '../../src/events/receiver.js'
 import { MAX_RECORDS_PER_DELIVERY, readRecords } from '../../src/events/s3-records.js'
 import { CapturedOutput } from '../support/capture.js'
 import { opensslSkipReason } from '../support/certificates.js'
+import { refusalLines } from '../support/config-refusal.js'
 import { scratchFolder } from '../support/scratch.js'
 import { CERT_PATH, SNS_HOST, SnsService, TOPIC_ARN } from '../support/sns-service.js'
 
@@ -224,4 +226,30 @@ test('SNS: a subscription confirmation is confirmed (SubscribeURL fetched) only 
   assert.equal((await receiver.receive(JSON.stringify(good))).status, 502)
   sns.confirmationStatus = 200
   assert.deepEqual(refused(receiver), { sns_topic: 1, sns_signature: 1, sns_confirmation: 1 })
+})
+
+test('settings: a short or unsafe token, a malformed topic ARN, a negative debounce stop start-up with one line each', () => {
+  const lines = refusalLines(() =>
+    loadConfig(
+      {
+        EVENTS_AUTH_TOKEN: 'short',
+        EVENTS_SNS_TOPIC_ARNS: `${TOPIC_ARN},arn:aws:sqs:us-east-1:123456789012:queue`,
+        EVENTS_DEBOUNCE_SECONDS: '-1',
+      },
+      { dotenvPath: false },
+    ),
+  )
+  assert.equal(lines.length, 3, lines.join('\n'))
+  assert.match(lines.find((line) => line.startsWith('EVENTS_AUTH_TOKEN')) ?? '', /16 to 256 characters/)
+  assert.ok(!lines.join('\n').includes('short'), 'the token is not echoed')
+  assert.match(lines.find((line) => line.startsWith('EVENTS_SNS_TOPIC_ARNS')) ?? '', /SNS topic ARNs/)
+  assert.ok(lines.some((line) => line.startsWith('EVENTS_DEBOUNCE_SECONDS')))
+  const config = loadConfig(
+    {
+      EVENTS_AUTH_TOKEN: 'a'.repeat(16),
+      EVENTS_SNS_TOPIC_ARNS: `${TOPIC_ARN},arn:aws-cn:sns:cn-north-1:123456789012:t.fifo`,
+    },
+    { dotenvPath: false },
+  )
+  assert.equal(config.EVENTS_DEBOUNCE_SECONDS, 5)
 })
