@@ -16,8 +16,6 @@ export class EarlyRounds implements ChangeListener {
   readonly #options: EarlyRoundsOptions
   #timer: NodeJS.Timeout | undefined
   #closed = false
-  /** Rounds asked for so far. */
-  requested = 0
 
   constructor(options: EarlyRoundsOptions) {
     this.#options = options
@@ -27,7 +25,6 @@ export class EarlyRounds implements ChangeListener {
     if (this.#timer || this.#closed) return
     this.#timer = setTimeout(() => {
       this.#timer = undefined
-      this.requested += 1
       this.#options.requestRound()
     }, this.#options.debounceMs)
     this.#timer.unref()
