@@ -86,10 +86,25 @@ test('bounds: a body over the limit is 413 before it is read whole; the server s
   const auth = { authorization: `Bearer ${TOKEN}` }
   const large = `{"Records":[],"pad":"${'x'.repeat(MAX_EVENT_BODY_BYTES)}"}`
   assert.equal(await post(running, '/events', large, auth), 413)
+  // Without a length: the body is cut off at the limit as it streams in.
+  const chunks = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let sent = 0; sent <= MAX_EVENT_BODY_BYTES; sent += 64 * 1024)
+        controller.enqueue(new Uint8Array(64 * 1024))
+      controller.close()
+    },
+  })
+  const streamed = await fetch(`${running.baseUrl}/events`, {
+    method: 'POST',
+    body: chunks,
+    headers: auth,
+    duplex: 'half',
+  } as RequestInit)
+  assert.equal(streamed.status, 413)
   assert.equal(await post(running, '/events', 'not json', auth), 400)
   assert.equal(await post(running, '/events', `${'['.repeat(100_000)}`, auth), 400)
   const scrape = await running.scrape()
-  assert.equal(sampleValue(scrape, 'objstore_events_refused_total', { reason: 'too_large' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_events_refused_total', { reason: 'too_large' }), 2)
   assert.equal(sampleValue(scrape, 'objstore_events_refused_total', { reason: 'malformed' }), 2)
 })
 
@@ -116,4 +131,21 @@ test('an event starts the next round early: the new object is counted within the
   assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 1)
   // No debug level here: the key is not in the log.
   assert.ok(!JSON.stringify(running.logs.lines).includes('a.jpg'))
+})
+
+test('object keys are logged at debug only', async (t) => {
+  const running = await started(t, {
+    EVENTS_AUTH_TOKEN: TOKEN,
+    EVENTS_DEBOUNCE_SECONDS: '0',
+    LOG_LEVEL: 'debug',
+  })
+  assert.equal(
+    await post(running, '/events', put('photos', 'secret-plans.pdf'), { authorization: `Bearer ${TOKEN}` }),
+    200,
+  )
+  const lines = running.logs.lines.filter((line) => JSON.stringify(line).includes('secret-plans.pdf'))
+  assert.deepEqual(
+    lines.map((line) => [line.level, line.msg, line.bucket]),
+    [[20, 'change event', 'photos']],
+  )
 })
