@@ -123,7 +123,10 @@ export async function createExporter(config: Config, options: ExporterOptions): 
   // POST /events (EVENTS_AUTH_TOKEN): a change starts the next round early.
   const events = changeEventsOf(
     config,
-    { scanned: (bucket) => scanner.measures(bucket), requestRound: () => scanner.requestRound() },
+    {
+      scanned: (bucket) => scanner.measures(bucket),
+      requestRound: (pauseMs) => scanner.requestRound(pauseMs),
+    },
     logger.child({ component: 'events' }),
   )
   const naming = expositionNaming(config)

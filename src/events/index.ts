@@ -14,8 +14,8 @@ export interface ChangeEvents {
 export interface ChangeEventsWiring {
   /** Whether the scanner measures a bucket (an event for another is refused, `not_scanned`). */
   readonly scanned: (bucket: string) => boolean
-  /** Asks the scanner for a round soon (it never overlaps a running one). */
-  readonly requestRound: () => void
+  /** Asks the scanner for a round, `pauseMs` after the last one ended at the soonest. */
+  readonly requestRound: (pauseMs: number) => void
   /** Told of each change too, when the scanner keeps dirty key ranges. */
   readonly keys?: ChangeListener
 }

@@ -55,10 +55,12 @@ export class UsageScanner {
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
   #closed = false
-  /** The schedule has begun (the state file loaded or given up): an early round may be asked for. */
+  /** The schedule has begun (state file loaded or given up): early rounds may be asked for. */
   #scheduled = false
-  /** An early round was asked for while one ran: it starts when that one ends. */
-  #roundRequested = false
+  /** An early round asked for while one ran: the pause it wants after that one ends; undefined for none. */
+  #requestedPauseMs: number | undefined
+  /** When the last round ended (ms since the epoch). */
+  #lastRoundEndMs: number | undefined
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
@@ -163,23 +165,30 @@ export class UsageScanner {
     this.#nextScanAtMs = undefined
     const running = this.#scan().finally(() => {
       this.#running = undefined
-      const requested = this.#roundRequested
-      this.#roundRequested = false
-      if (!this.#closed) this.#schedule(requested ? 0 : this.#jittered(this.#options.intervalMs))
+      this.#lastRoundEndMs = Date.now()
+      const pause = this.#requestedPauseMs
+      this.#requestedPauseMs = undefined
+      const interval = this.#jittered(this.#options.intervalMs)
+      if (!this.#closed) this.#schedule(pause === undefined ? interval : Math.min(pause, interval))
     })
     this.#running = running
     return running
   }
 
   /**
-   * Asks for a round soon (change events arrived, `POST /events`): at once when none runs, else as
-   * soon as the running one ends, instead of SCAN_INTERVAL_SECONDS later. Never overlaps a running
-   * round; before the first round is scheduled (the state file loading) or once closed, nothing.
+   * Asks for a round soon (change events, `POST /events`) instead of SCAN_INTERVAL_SECONDS after
+   * the last: `pauseMs` after the last round ended, or after the running one ends. Never overlaps
+   * a round, never delays one due sooner; nothing before the schedule begins or once closed.
    */
-  requestRound(): void {
+  requestRound(pauseMs = 0): void {
     if (this.#closed || !this.#scheduled) return
-    if (this.#running) this.#roundRequested = true
-    else this.#schedule(0)
+    if (this.#running) {
+      this.#requestedPauseMs = Math.min(this.#requestedPauseMs ?? pauseMs, pauseMs)
+      return
+    }
+    const sinceLastMs = this.#lastRoundEndMs === undefined ? pauseMs : Date.now() - this.#lastRoundEndMs
+    const delayMs = Math.max(0, pauseMs - sinceLastMs)
+    if (this.#nextScanAtMs === undefined || this.#nextScanAtMs > Date.now() + delayMs) this.#schedule(delayMs)
   }
 
   /** Stops the schedule, aborts a running scan and waits for it to unwind. */

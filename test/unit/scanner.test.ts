@@ -345,6 +345,17 @@ test('per-user figures: in the snapshot; kept when they cannot be read, dropped 
   assert.deepEqual((await scanner.scanNow()).users, { users: [], omitted: 3 })
 })
 
+/** A scanner over one bucket whose first round (at start, nothing loaded) has ended. */
+async function scannedOnce(t: { after: (fn: () => Promise<void>) => void }) {
+  const source = new MemorySource()
+  source.buckets.set('photos', usageOf(10, 1))
+  const { scanner } = scannerFor(t, source)
+  await scanner.start()
+  await scanner.firstSnapshot()
+  await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
+  return { scanner, source }
+}
+
 test('an early round asked for runs at once, and the hour-long schedule resumes after it', async (t) => {
   const source = new MemorySource()
   source.buckets.set('photos', usageOf(10, 1))
@@ -363,12 +374,7 @@ test('an early round asked for runs at once, and the hour-long schedule resumes 
 })
 
 test('asked for while a round runs: no second round at once, one right after it ends', async (t) => {
-  const source = new MemorySource()
-  source.buckets.set('photos', usageOf(10, 1))
-  const { scanner } = scannerFor(t, source)
-  await scanner.start()
-  await scanner.firstSnapshot()
-  await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
+  const { scanner, source } = await scannedOnce(t)
   source.hold('photos')
   const running = scanner.scanNow()
   await waitFor('the held round', () => source.measured.length === 2)
@@ -382,4 +388,15 @@ test('asked for while a round runs: no second round at once, one right after it 
     () => source.beginScans === 3 && scanner.nextScanAtMs !== undefined,
   )
   assert.equal(source.beginScans, 3, 'five requests during a round make one round after it')
+})
+
+test('an early round keeps the pause asked for after the last round, and never delays one due sooner', async (t) => {
+  const { scanner, source } = await scannedOnce(t)
+  const endedBy = Date.now()
+  scanner.requestRound(HOUR_MS / 4)
+  const due = (scanner.nextScanAtMs ?? 0) - endedBy
+  assert.ok(due <= HOUR_MS / 4 && due > HOUR_MS / 4 - 60_000, `due ${due} ms after the round ended`)
+  scanner.requestRound(HOUR_MS / 2)
+  assert.ok((scanner.nextScanAtMs ?? 0) - endedBy <= HOUR_MS / 4, 'a longer pause does not push it later')
+  assert.equal(source.beginScans, 1)
 })

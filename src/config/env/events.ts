@@ -30,6 +30,6 @@ export const eventsEnv = {
     minimum: 0,
     maximum: 3600,
     description:
-      'When change events arrive, the next scan round starts this long after the first of them instead of after `SCAN_INTERVAL_SECONDS`: at most one early round per period, never while a round runs (one that runs is followed at once by the early round). 0: events never start a round early.',
+      'When change events arrive, the next scan round starts this long after the first of them instead of after `SCAN_INTERVAL_SECONDS`, and no sooner than this long after the last round ended: at most one early round per period, never while a round runs (events during one make the next start a period after it ends). Until per-range subtotals land every early round lists each bucket whole: raise it where listing is dear. 0: events never start a round early.',
   }),
 }
