@@ -8,6 +8,9 @@
  *   config/                          parsed settings: imports nothing of the other layers
  *                                    (but src/logging/settings.ts, the log targets' declarations)
  *   logging/, security/              over config only (and the leaves); not each other
+ *   events/                          change events (POST /events): reading S3 event records and
+ *                                    SNS messages, over config only; the scanner is told of
+ *                                    changes through a listener the composition root wires
  *   figures/                         the per-bucket figures, a folder each: config, and the
  *                                    exposition's family declarations (metrics/families.ts)
  *   record/                          a bucket's record and the fold of a listing into it
@@ -101,6 +104,14 @@ module.exports = {
       to: { path: OTHER_LAYERS, pathNot: ['^src/config/', '^src/$1/'] },
     },
     {
+      name: 'events-over-config-only',
+      severity: 'error',
+      comment:
+        'Change events are read into (bucket, key) changes for a listener; what the changes do (dirty ranges, an early round) is wired by the composition root.',
+      from: { path: '^src/events/' },
+      to: { path: OTHER_LAYERS, pathNot: ['^src/events/', '^src/config/'] },
+    },
+    {
       name: 'figures-below-scanner',
       severity: 'error',
       comment:
@@ -156,7 +167,7 @@ module.exports = {
       from: { path: '^src/collectors/' },
       to: {
         path: OTHER_LAYERS,
-        pathNot: ['^src/(collectors|figures|record|sources|snapshot|scanning|metrics|logging|config)/'],
+        pathNot: ['^src/(collectors|figures|record|sources|snapshot|scanning|metrics|logging|events|config)/'],
       },
     },
     {

@@ -2,6 +2,7 @@ import { catalogue, familyNames } from '../src/collectors/catalogue.js'
 import { usageCollectorFamilies, writeBucketSeries } from '../src/collectors/usage-series.js'
 import { BUCKET_GROUPS, type BucketGroup, DEFAULT_BUCKET_GROUPS } from '../src/config/bucket-groups.js'
 import { drivesEnv } from '../src/config/env/drives.js'
+import { eventsEnv } from '../src/config/env/events.js'
 import { prefixesEnv } from '../src/config/env/prefixes.js'
 import { scannerEnv } from '../src/config/env/scanner.js'
 import { securityEnv } from '../src/config/env/security.js'
@@ -63,6 +64,7 @@ function configSections(): { title: string; names: string[]; alsoReads: string[]
   const owners: { title: string; env: object }[] = [
     { title: 'Server', env: serverEnv },
     { title: 'Security', env: securityEnv },
+    { title: 'Change events', env: eventsEnv },
     { title: 'Drives', env: drivesEnv },
     { title: 'Logging', env: loggingEnv },
     { title: 'Scanning and bucket selection', env: scannerEnv },

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/load.js'
+import type { EventReceiver } from './events/receiver.js'
 import type { SecretRedactor } from './logging/secret-redactor.js'
 import type { ScrapeAssembler } from './metrics/exposition/scrape-assembler.js'
 import type { RequestAuthenticator } from './security/access.js'
@@ -16,6 +17,7 @@ import { securityHeaders } from './server/plugins/security-headers.js'
 import { ALLOWED_METHODS, answerClientError, refuseConnect } from './server/raw-answers.js'
 import type { Readiness } from './server/readiness.js'
 import { ServerErrorsOnly } from './server/request-logging.js'
+import { eventsRoute } from './server/routes/events.js'
 import { healthRoutes } from './server/routes/health.js'
 import { landingRoute } from './server/routes/landing.js'
 import { metricsRoute } from './server/routes/metrics.js'
@@ -38,6 +40,8 @@ export interface AppDependencies {
    * (the AWS_* chain) and a URL's credentials as well as our secret variables, in any encoding.
    */
   readonly redactor: SecretRedactor
+  /** `POST /events`, when EVENTS_AUTH_TOKEN is set: the change events' receiver. */
+  readonly events?: EventReceiver | undefined
 }
 
 /**
@@ -104,6 +108,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     assembler: deps.assembler,
     scrapeTimeoutSeconds: config.SCRAPE_TIMEOUT_SECONDS,
   })
+  if (deps.events && config.EVENTS_AUTH_TOKEN !== '')
+    await app.register(eventsRoute, { token: config.EVENTS_AUTH_TOKEN, receiver: deps.events })
   // The default 404 echoes the method and path back; say less, and tell a wrong method apart.
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? ''

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import type { StatfsFunction } from './collectors/drive-probe.js'
 import { createDrivesCollector, type DrivesCollectorOptions } from './collectors/drives.js'
+import { createEventsCollector } from './collectors/events.js'
 import { createLoggerCollector } from './collectors/logger.js'
 import { createPricesCollector, hasPrices } from './collectors/prices.js'
 import { CollectorRunner } from './collectors/runner.js'
@@ -15,6 +16,7 @@ import type { Collector } from './collectors/types.js'
 import { createUsageCollector } from './collectors/usage.js'
 import type { Config } from './config/load.js'
 import { seriesBudgetOf, UsageExposition } from './exposition/usage-exposition.js'
+import { changeEventsOf } from './events/index.js'
 import type { TargetDelivery } from './logging/create-logger.js'
 import { secretRedactorOf } from './logging/redaction.js'
 import type { SecretRedactor } from './logging/secret-redactor.js'
@@ -119,6 +121,17 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     ...(options.scanClock ? { clock: options.scanClock } : {}),
     progressIntervalMs: options.progressIntervalMs,
   })
+  // POST /events (EVENTS_AUTH_TOKEN): a change marks its key's range dirty (buckets with
+  // subtotals) and starts the next round early.
+  const events = changeEventsOf(
+    config,
+    {
+      scanned: (bucket) => scanner.measures(bucket),
+      requestRound: (pauseMs) => scanner.requestRound(pauseMs),
+      keys: { changed: (bucket, key) => scanner.keyChanges.markChanged(bucket, key) },
+    },
+    logger.child({ component: 'events' }),
+  )
   const naming = expositionNaming(config)
   const usageExposition = new UsageExposition(naming, {
     budget,
@@ -154,6 +167,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     // The operator's prices, when set: without them the scrape has no price family at all.
     ...(hasPrices(config.PRICES) ? [createPricesCollector(config.PRICES)] : []),
     ...(options.logDeliveries?.length ? [createLoggerCollector(options.logDeliveries)] : []),
+    ...(events ? [createEventsCollector(() => events.receiver.counters.counts())] : []),
     ...(options.extraCollectors ?? []),
   ]
   const runner = new CollectorRunner(collectors, logger)
@@ -192,6 +206,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     authenticator: security.authenticator,
     headers: security.headers,
     redactor: options.redactor ?? secretRedactorOf(config, process.env),
+    events: events?.receiver,
   })
   // Fastify built an https.Server (a tls.Server) when given `https`; its types cannot say so.
   security.watch(security.https ? (app.server as unknown as TlsServer) : undefined)
@@ -206,6 +221,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     scanner,
     async close() {
       await security.close()
+      events?.close()
       // Together: a running scan is aborted while in-flight scrapes finish.
       await Promise.all([scanner.close(), app.close()])
       await usageExposition.close()

@@ -1,6 +1,7 @@
 import { type Families, unionOf } from '../metrics/families.js'
 import { budgetFamilies } from './budget-families.js'
 import { drivesFamilies } from './drives.js'
+import { eventFamilies } from './events.js'
 import { exporterFamilies } from './exporter-families.js'
 import { loggerFamilies } from './logger.js'
 import { priceFamilies } from './prices.js'
@@ -12,7 +13,7 @@ import { usageSnapshotFamilies } from './usage-series.js'
  * declares next to the code that emits it (drives.ts; usage-series.ts's usageSnapshotFamilies,
  * itself the union of usage-series.ts, usage-age-series.ts, prefix-series.ts, bucket-info-series.ts,
  * usage-log-series.ts, user-series.ts and scan-health.ts; source-requests.ts, prices.ts, exporter-families.ts,
- * budget-families.ts, logger.ts). Its order is the exposition order. docs/metrics.md's reference,
+ * budget-families.ts, logger.ts, events.ts). Its order is the exposition order. docs/metrics.md's reference,
  * the dashboard and the alert-rule checks read it; a family declared twice is refused at import.
  */
 export const catalogue = unionOf(
@@ -24,8 +25,9 @@ export const catalogue = unionOf(
     exporterFamilies,
     budgetFamilies,
     loggerFamilies,
+    eventFamilies,
   ],
-  ['drives', 'usage snapshot', 'source requests', 'prices', 'exporter', 'series budget', 'logger'],
+  ['drives', 'usage snapshot', 'source requests', 'prices', 'exporter', 'series budget', 'logger', 'events'],
 )
 
 export type Catalogue = typeof catalogue

@@ -6,6 +6,7 @@ import {
 } from '../logging/settings.js'
 import { SOURCE_CREDENTIAL_URL_VARIABLES, SOURCE_SECRET_VARIABLES, SOURCES_ENV } from '../sources/list.js'
 import { drivesEnv } from './env/drives.js'
+import { eventsEnv } from './env/events.js'
 import { prefixesEnv } from './env/prefixes.js'
 import { pricesEnv } from './env/prices.js'
 import { scannerEnv } from './env/scanner.js'
@@ -21,6 +22,7 @@ import { serverEnv } from './env/server.js'
 export const envSchema = Type.Object({
   ...serverEnv,
   ...securityEnv,
+  ...eventsEnv,
   ...drivesEnv,
   ...loggingEnv,
   ...scannerEnv,
@@ -34,6 +36,7 @@ export type Env = Static<typeof envSchema>
 /** Variables whose values are never echoed: not in error messages, logs or pages. */
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set<string>([
   'METRICS_AUTH_TOKEN',
+  'EVENTS_AUTH_TOKEN',
   ...LOGGING_SECRET_VARIABLES,
   ...SOURCE_SECRET_VARIABLES,
 ])

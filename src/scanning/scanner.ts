@@ -66,6 +66,12 @@ export class UsageScanner {
   #progress: RoundProgress | undefined
   #closed = false
   readonly #ranges: RangeRounds | undefined
+  /** The schedule has begun (state file loaded or given up): early rounds may be asked for. */
+  #scheduled = false
+  /** An early round asked for while one ran: the pause it wants after that one ends; undefined for none. */
+  #requestedPauseMs: number | undefined
+  /** When the last round ended (ms since the epoch). */
+  #lastRoundEndMs: number | undefined
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
@@ -126,6 +132,12 @@ export class UsageScanner {
     return this.#progress?.view()
   }
 
+  /** Whether the scanner measures `bucket`: the selection (BUCKETS_INCLUDE/EXCLUDE, SHARD) and BUCKETS. */
+  measures(bucket: string): boolean {
+    const { filter, fixedBuckets } = this.#options
+    return filter(bucket) && (fixedBuckets === undefined || fixedBuckets.includes(bucket))
+  }
+
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
   firstSnapshot(): Promise<UsageSnapshot> {
     if (this.#snapshot) return Promise.resolve(this.#snapshot)
@@ -183,10 +195,30 @@ export class UsageScanner {
     this.#nextScanAtMs = undefined
     const running = this.#scan().finally(() => {
       this.#running = undefined
-      if (!this.#closed) this.#schedule(this.#jittered(this.#options.intervalMs))
+      this.#lastRoundEndMs = Date.now()
+      const pause = this.#requestedPauseMs
+      this.#requestedPauseMs = undefined
+      const interval = this.#jittered(this.#options.intervalMs)
+      if (!this.#closed) this.#schedule(pause === undefined ? interval : Math.min(pause, interval))
     })
     this.#running = running
     return running
+  }
+
+  /**
+   * Asks for a round soon (change events, `POST /events`) instead of SCAN_INTERVAL_SECONDS after
+   * the last: `pauseMs` after the last round ended, or after the running one ends. Never overlaps
+   * a round, never delays one due sooner; nothing before the schedule begins or once closed.
+   */
+  requestRound(pauseMs = 0): void {
+    if (this.#closed || !this.#scheduled) return
+    if (this.#running) {
+      this.#requestedPauseMs = Math.min(this.#requestedPauseMs ?? pauseMs, pauseMs)
+      return
+    }
+    const sinceLastMs = this.#lastRoundEndMs === undefined ? pauseMs : Date.now() - this.#lastRoundEndMs
+    const delayMs = Math.max(0, pauseMs - sinceLastMs)
+    if (this.#nextScanAtMs === undefined || this.#nextScanAtMs > Date.now() + delayMs) this.#schedule(delayMs)
   }
 
   /** Stops the schedule, aborts a running scan and waits for it to unwind. */
@@ -201,6 +233,7 @@ export class UsageScanner {
   }
 
   #schedule(delayMs: number): void {
+    this.#scheduled = true
     clearTimeout(this.#timer)
     this.#nextScanAtMs = Date.now() + delayMs
     this.#timer = setTimeout(() => {

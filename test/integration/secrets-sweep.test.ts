@@ -37,6 +37,8 @@ const MARKERS = {
   logToken: 'log-marker-7b-90be11',
   logUrlPassword: 'log-url-marker-7b-5d7e',
   s3UrlPassword: 's3-url-marker-7b-1f0c',
+  // EVENTS_AUTH_TOKEN allows only URL-unreserved characters: it travels as a query parameter.
+  eventsToken: 'events-marker-7b-6d2a.f~0',
 } as const
 
 /** `marker:form` for each marker found in `text` in some encoded form (or as written). */
@@ -109,6 +111,8 @@ async function httpSweep(exporter: ServingProcess, token: string, out: string[])
     ['/api/v1/buckets?match=[', { headers: bearer(token) }],
     ['/api/v1/drives', { headers: bearer(token) }],
     ['/api/openapi.json', { headers: bearer(token) }],
+    // POST /events: its own token, in the header or the query (as RGW and SNS send it).
+    ...eventRequests(),
   ]
   const statuses: number[] = []
   for (const [path, init] of requests) {
@@ -119,8 +123,41 @@ async function httpSweep(exporter: ServingProcess, token: string, out: string[])
   return statuses
 }
 
+/** Deliveries to POST /events: right and wrong tokens both ways, a broken body, an SNS message refused. */
+function eventRequests(): Array<[string, RequestInit]> {
+  const events = MARKERS.eventsToken
+  const record = JSON.stringify({
+    Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'ledger' }, object: { key: 'k' } } }],
+  })
+  const sns = JSON.stringify({
+    Type: 'Notification',
+    TopicArn: 'arn:aws:sns:us-east-1:123456789012:unknown',
+    MessageId: 'm',
+    Message: record,
+    Timestamp: '2026-12-05T00:00:00Z',
+    SignatureVersion: '2',
+    Signature: 'AAAA',
+    SigningCertURL: 'https://sns.us-east-1.amazonaws.com/x.pem',
+  })
+  const post = (body: string, headers: Record<string, string> = {}): RequestInit => ({
+    method: 'POST',
+    body,
+    headers,
+  })
+  return [
+    [`/events?token=${events}`, post(record)],
+    [`/events?token=${encodeURIComponent(events)}`, post(record, { 'content-type': 'text/plain' })],
+    ['/events', post(record, { authorization: `Bearer ${events}` })],
+    [`/events?token=${events}x`, post(record)],
+    ['/events', post(record, { authorization: `Bearer ${events}x` })],
+    [`/events?token=${events}`, post('{"Records": [')],
+    [`/events?token=${events}`, post(sns)],
+  ]
+}
+
 const EXPECTED_STATUSES = [
-  401, 200, 200, 200, 401, 401, 401, 401, 200, 200, 200, 404, 405, 404, 401, 200, 200, 400, 200, 200,
+  401, 200, 200, 200, 401, 401, 401, 401, 200, 200, 200, 404, 405, 404, 401, 200, 200, 400, 200, 200, 200,
+  200, 200, 401, 401, 400, 403,
 ]
 
 interface SweepRun {
@@ -154,6 +191,7 @@ async function sweep(t: TestContext, run: SweepRun): Promise<void> {
       S3_FORCE_PATH_STYLE: 'true',
       ...run.s3Env,
       ...(await run.tokenEnv(cwd)),
+      EVENTS_AUTH_TOKEN: MARKERS.eventsToken,
       LOG_TARGETS: 'console+http',
       ...run.logEnv(receiver.url),
       LOG_HTTP_FLUSH_INTERVAL_MS: '50',
@@ -321,12 +359,13 @@ test('bad configuration with the secrets among the bad variables: refused, and n
     cwd,
     {
       METRICS_AUTH_TOKEN: `${MARKERS.metricsToken} with spaces`,
+      EVENTS_AUTH_TOKEN: `${MARKERS.eventsToken}/slash`,
       LOG_HTTP_AUTH_TOKEN: `${MARKERS.logToken}\ttab`,
       S3_ENDPOINT: `ftp://key:${MARKERS.s3UrlPassword}@store.example`,
       S3_SECRET_ACCESS_KEY: MARKERS.s3SecretKey,
       PORT: '-1',
     },
-    ['METRICS_AUTH_TOKEN', 'LOG_HTTP_AUTH_TOKEN', 'S3_ENDPOINT', 'PORT'],
+    ['METRICS_AUTH_TOKEN', 'EVENTS_AUTH_TOKEN', 'LOG_HTTP_AUTH_TOKEN', 'S3_ENDPOINT', 'PORT'],
   )
   // Relations: a secret without its partner, an endpoint of the wrong scheme with credentials.
   await refused(

@@ -33,10 +33,17 @@ const ABOUT_THE_SCAN = new Set([
   'objstore_bucket_ranges_oldest_listed_timestamp_seconds',
 ])
 
-/** Every usage sample of a scrape but those about the scan, as sorted lines. */
+/** What only an exporter with change events on has: the events' families and collector. */
+const aboutEvents = (sample: ParsedExposition['samples'][number]) =>
+  sample.name.startsWith('objstore_events_') || sample.labels.collector === 'events'
+
+/** Every usage sample of a scrape but those about the scan (and change events), as sorted lines. */
 export function usageLines(scrape: ParsedExposition): string[] {
   return scrape.samples
-    .filter((sample) => sample.name.startsWith('objstore_') && !ABOUT_THE_SCAN.has(sample.name))
+    .filter(
+      (sample) =>
+        sample.name.startsWith('objstore_') && !ABOUT_THE_SCAN.has(sample.name) && !aboutEvents(sample),
+    )
     .map((sample) => `${sample.name}${JSON.stringify(sample.labels)} ${sample.value}`)
     .sort()
 }

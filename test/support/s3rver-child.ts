@@ -2,14 +2,16 @@
  * Hosts s3rver in its own process, started by test/support/s3rver.ts with
  * --openssl-legacy-provider: s3rver encrypts ListObjectsV2 continuation tokens with DES, which
  * OpenSSL 3 refuses without that flag, so any listing past 1,000 keys would fail. The flag stays
- * on this process and never reaches the exporter. Prints {"port":N} once listening; exits when
- * its parent closes stdin or sends SIGTERM.
+ * on this process and never reaches the exporter. Prints {"port":N} once listening; with
+ * `--events`, then each S3 event s3rver emits in-process as {"event": {"Records": [...]}}, one a
+ * line (the parent reads them all). Exits when its parent closes stdin or sends SIGTERM.
  */
 import { createRequire } from 'node:module'
 
 interface S3rverInstance {
   run(): Promise<{ port: number }>
   close(): Promise<void>
+  on(name: 'event', listener: (event: unknown) => void): void
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance
 
@@ -20,6 +22,8 @@ const directory = process.argv[2]
 if (!directory) throw new Error('usage: s3rver-child.ts DIRECTORY')
 
 const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory })
+if (process.argv.includes('--events'))
+  server.on('event', (event) => process.stdout.write(`${JSON.stringify({ event })}\n`))
 const { port } = await server.run()
 process.stdout.write(`${JSON.stringify({ port })}\n`)
 

@@ -25,18 +25,26 @@ export interface S3rverProcess {
 /** Credentials s3rver accepts (it checks none); the exporter is given them explicitly. */
 export const S3RVER_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const
 
+export interface S3rverOptions {
+  /** Called with each S3 event document s3rver emits (`{"Records": [...]}`), in order. */
+  readonly onEvent?: (event: unknown) => void
+}
+
 /**
  * Starts s3rver on a free loopback port in a child process (see s3rver-child.ts for why a child),
  * with its data in a fresh temporary folder.
  */
-export async function startS3rver(): Promise<S3rverProcess> {
+export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'objstore-s3rver-'))
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', TSX, CHILD, directory], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+  const events = options.onEvent ? ['--events'] : []
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', '--import', TSX, CHILD, directory, ...events],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  )
   let port: number
   try {
-    port = await readPort(child)
+    port = await readPort(child, options.onEvent)
   } catch (error) {
     child.kill('SIGKILL')
     await rm(directory, { recursive: true, force: true })
@@ -76,19 +84,26 @@ export async function startS3rver(): Promise<S3rverProcess> {
   }
 }
 
-async function readPort(child: ChildProcess): Promise<number> {
+/** The port the child prints; its later lines (events) go to `onEvent`, read until it exits. */
+async function readPort(child: ChildProcess, onEvent?: (event: unknown) => void): Promise<number> {
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-  try {
-    for await (const line of lines) {
-      const { port } = JSON.parse(line) as { port?: number }
-      if (typeof port === 'number') return port
-    }
-  } finally {
-    clearTimeout(timer)
-    lines.close()
-  }
-  throw new Error(`s3rver exited before listening (code ${child.exitCode})`)
+  return new Promise<number>((resolve, reject) => {
+    let port: number | undefined
+    lines.on('line', (line) => {
+      const parsed = JSON.parse(line) as { port?: number; event?: unknown }
+      if (port === undefined && typeof parsed.port === 'number') {
+        port = parsed.port
+        clearTimeout(timer)
+        resolve(port)
+        if (!onEvent) lines.close()
+      } else if (parsed.event !== undefined) onEvent?.(parsed.event)
+    })
+    lines.on('close', () => {
+      clearTimeout(timer)
+      if (port === undefined) reject(new Error(`s3rver exited before listening (code ${child.exitCode})`))
+    })
+  })
 }
 
 export interface ObjectSpec {

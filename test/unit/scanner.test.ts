@@ -344,3 +344,59 @@ test('per-user figures: in the snapshot; kept when they cannot be read, dropped 
   source.down = new SourceError('connection refused', 'unavailable')
   assert.deepEqual((await scanner.scanNow()).users, { users: [], omitted: 3 })
 })
+
+/** A scanner over one bucket whose first round (at start, nothing loaded) has ended. */
+async function scannedOnce(t: { after: (fn: () => Promise<void>) => void }) {
+  const source = new MemorySource()
+  source.buckets.set('photos', usageOf(10, 1))
+  const { scanner } = scannerFor(t, source)
+  await scanner.start()
+  await scanner.firstSnapshot()
+  await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
+  return { scanner, source }
+}
+
+test('an early round asked for runs at once, and the hour-long schedule resumes after it', async (t) => {
+  const source = new MemorySource()
+  source.buckets.set('photos', usageOf(10, 1))
+  const { scanner } = scannerFor(t, source)
+  scanner.requestRound()
+  assert.equal(source.beginScans, 0, 'before the schedule begins (state file loading), nothing')
+  await scanner.start()
+  await scanner.firstSnapshot()
+  await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
+  assert.equal(source.beginScans, 1)
+  source.buckets.set('photos', usageOf(20, 2))
+  scanner.requestRound()
+  await waitFor('the early round', () => source.beginScans === 2 && scanner.nextScanAtMs !== undefined)
+  assert.equal(scanner.snapshot?.buckets[0]?.name, 'photos')
+  assert.ok((scanner.nextScanAtMs ?? 0) - Date.now() > HOUR_MS / 2, 'then the interval again')
+})
+
+test('asked for while a round runs: no second round at once, one right after it ends', async (t) => {
+  const { scanner, source } = await scannedOnce(t)
+  source.hold('photos')
+  const running = scanner.scanNow()
+  await waitFor('the held round', () => source.measured.length === 2)
+  for (let asked = 0; asked < 5; asked++) scanner.requestRound()
+  assert.equal(source.beginScans, 2, 'never overlapping the running round')
+  source.held.clear()
+  source.release()
+  await running
+  await waitFor(
+    'the one round asked for',
+    () => source.beginScans === 3 && scanner.nextScanAtMs !== undefined,
+  )
+  assert.equal(source.beginScans, 3, 'five requests during a round make one round after it')
+})
+
+test('an early round keeps the pause asked for after the last round, and never delays one due sooner', async (t) => {
+  const { scanner, source } = await scannedOnce(t)
+  const endedBy = Date.now()
+  scanner.requestRound(HOUR_MS / 4)
+  const due = (scanner.nextScanAtMs ?? 0) - endedBy
+  assert.ok(due <= HOUR_MS / 4 && due > HOUR_MS / 4 - 60_000, `due ${due} ms after the round ended`)
+  scanner.requestRound(HOUR_MS / 2)
+  assert.ok((scanner.nextScanAtMs ?? 0) - endedBy <= HOUR_MS / 4, 'a longer pause does not push it later')
+  assert.equal(source.beginScans, 1)
+})
