@@ -240,7 +240,7 @@ function mergeRecord(
       usage: outcome.usage,
       scanSuccess: true,
       scanDurationSeconds: outcome.seconds,
-      lastSuccessSeconds: outcome.finishedAtMs / 1000,
+      lastSuccessSeconds: outcome.usage.inventory?.createdSeconds ?? outcome.finishedAtMs / 1000, // inventory: as of its making
     }
   }
   const { error } = outcome

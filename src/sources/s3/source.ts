@@ -8,10 +8,18 @@ import { VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
-import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import {
+  type BeginScanOptions,
+  type BucketUsage,
+  type ScanRound,
+  SourceError,
+  type UsageSource,
+} from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import type { InventoryReader } from './inventory/reader.js'
+import { type InventoryOptions, inventoryReader } from './inventory/setup.js'
 import { IgnoredStarts } from './listing-order.js'
 import { measureMultipart } from './multipart.js'
 import { pages } from './pages.js'
@@ -42,6 +50,8 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly tagLabels?: ReadonlyMap<string, string>
   /** S3_LIST_RANGES: key ranges one bucket's listing may be split into (below 2: never split). */
   readonly listRanges?: number
+  /** S3_INVENTORY_*: buckets measured from their S3 Inventory (inventory/reader.ts); undefined when off. */
+  readonly inventory?: InventoryOptions | undefined
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -81,6 +91,7 @@ class S3UsageSource implements UsageSource {
   readonly #settings: BucketSettingsReader
   readonly #ignoredStarts = new IgnoredStarts()
   readonly requests = new RequestCounter('s3')
+  readonly #inventory: InventoryReader | undefined
 
   constructor(options: S3SourceOptions) {
     this.#options = options
@@ -95,20 +106,33 @@ class S3UsageSource implements UsageSource {
       settings: options.bucketSettings ?? false,
       tagLabels: options.tagLabels ?? new Map(),
     })
+    this.#inventory =
+      options.inventory &&
+      inventoryReader(options, options.inventory, this.requests, (action, signal, call) =>
+        this.#send(action, signal, call),
+      )
   }
 
-  async beginScan(options: { signal: AbortSignal; fixedBuckets?: readonly string[]; startedMs?: number }) {
+  async beginScan(options: BeginScanOptions) {
     const startedMs = options.startedMs ?? Date.now()
-    const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    let buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    const inventory = this.#inventory
+    if (inventory?.skipsOthers) {
+      const withInventory = await inventory.buckets(options.signal)
+      buckets = buckets.filter((bucket) => withInventory.has(bucket))
+    }
+    const previous = options.previous ?? (() => undefined)
     const round: ScanRound = {
       buckets,
-      measure: (bucket, bucketSignal, slots) => this.#measure(bucket, bucketSignal, startedMs, slots),
+      measure: (bucket, bucketSignal, slots) =>
+        this.#measure(bucket, bucketSignal, startedMs, slots, previous(bucket)),
     }
     return round
   }
 
   async close(): Promise<void> {
     this.#client.destroy()
+    this.#inventory?.close()
   }
 
   async #listBuckets(signal: AbortSignal): Promise<string[]> {
@@ -136,7 +160,10 @@ class S3UsageSource implements UsageSource {
     signal: AbortSignal,
     startedMs: number,
     slots: ListingSlots | undefined,
+    previous: BucketUsage | undefined,
   ): Promise<BucketUsage> {
+    const fromInventory = await this.#fromInventory(bucket, signal, previous)
+    if (fromInventory) return fromInventory
     let usage: BucketUsage | undefined
     if (this.#options.scanVersions) {
       usage = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
@@ -165,6 +192,26 @@ class S3UsageSource implements UsageSource {
           )
     const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
     return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
+  }
+
+  /**
+   * The bucket's figures from its inventory, its settings read as for a listed bucket; undefined
+   * when inventories are off or it has none. No multipart figures: an inventory has no uploads, and
+   * no LIST request is sent to the bucket.
+   */
+  async #fromInventory(bucket: string, signal: AbortSignal, previous: BucketUsage | undefined) {
+    const { scanVersions, ages, hidden, prefixes } = this.#options
+    const folds = {
+      versions: scanVersions && !this.#unsupported.has('ListObjectVersions'),
+      ages,
+      hidden,
+      prefixes,
+    }
+    const usage = await this.#inventory?.measure(bucket, signal, previous, folds)
+    if (!usage) return undefined
+    const { settings: _last, multipart: _none, ...figures } = usage
+    const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
+    return { ...figures, ...(settings ? { settings } : {}) }
   }
 
   /** Runs an optional call unless the store said it does not implement it; undefined when it does not. */
