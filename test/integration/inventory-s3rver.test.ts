@@ -180,6 +180,8 @@ test('a broken inventory keeps the last good figures, fails its bucket with the 
   const reading = await measure({ S3_INVENTORY_DESTINATION: `${DEST}/${prefix}` })
   try {
     const good = await reading.exporter.scanner.firstSnapshot()
+    // The first scan may still be unwinding when its snapshot is out: scanNow would join it.
+    await reading.exporter.scanner.scanNow()
     const goodPlain = good.buckets.find((record) => record.name === 'plain-docs')
     assert.ok(goodPlain?.scanSuccess)
     for (const [index, broken] of BROKEN.entries()) {
@@ -212,5 +214,59 @@ test('a broken inventory keeps the last good figures, fails its bucket with the 
     }
   } finally {
     await reading.close()
+  }
+})
+
+test('a manifest already folded is not read again; a bucket without an inventory is listed, or skipped', async () => {
+  const prefix = 'some-reports'
+  // Only photos has an inventory under this prefix.
+  await writeInventory({
+    client: s3.client,
+    destination: DEST,
+    prefix,
+    bucket: 'photos',
+    configuration: 'daily',
+    stamp: '2026-12-04T01-00Z',
+    format: 'CSV',
+    rows: rows.get('photos') ?? [],
+    perFile: 50,
+  })
+  const reading = await measure({ S3_INVENTORY_DESTINATION: `${DEST}/${prefix}` })
+  try {
+    const first = await reading.exporter.scanner.firstSnapshot()
+    assert.deepEqual(
+      first.buckets.map((record) => [record.name, record.scanSuccess, record.usage?.inventory !== undefined]),
+      [
+        ['photos', true, true],
+        ['plain-docs', true, false],
+        ['second', true, false],
+      ],
+      'photos from its inventory, the others listed',
+    )
+    // The first scan may still be unwinding when its snapshot is out: scanNow would join it.
+    await reading.exporter.scanner.scanNow()
+    const requests = reading.exporter.scanner.sourceRequests
+    const before = requests?.counts().requests.get('GetObject') ?? 0
+    const again = await reading.exporter.scanner.scanNow()
+    const gets = (requests?.counts().requests.get('GetObject') ?? 0) - before
+    // manifest.checksum and manifest.json: the 5 data files are not read again.
+    assert.equal(gets, 2, `${gets} GetObject requests on the second scan`)
+    const photos = (snapshot: typeof first) => snapshot.buckets.find((record) => record.name === 'photos')
+    assert.deepStrictEqual(photos(again)?.usage, photos(first)?.usage)
+  } finally {
+    await reading.close()
+  }
+  const skipping = await measure({
+    S3_INVENTORY_DESTINATION: `${DEST}/${prefix}`,
+    S3_INVENTORY_MISSING: 'skip',
+  })
+  try {
+    const snapshot = await skipping.exporter.scanner.firstSnapshot()
+    assert.deepEqual(
+      snapshot.buckets.map((record) => record.name),
+      ['photos'],
+    )
+  } finally {
+    await skipping.close()
   }
 })
