@@ -86,12 +86,13 @@ export class InventoryReader {
           throw new InventoryError('no inventory of the bucket (S3_INVENTORY_MISSING=skip)')
         return undefined
       }
-      const last = previous?.inventory
-      if (last && last.manifest === found.manifestKey && last.manifestMd5 === found.manifestMd5)
-        return previous
       const manifest = parseManifest(found.manifestText, found.folder, bucket)
+      const versions = folds.versions && manifest.versions
+      if (previous && alreadyFolded(previous, found.manifestKey, found.manifestMd5, { ...folds, versions })) {
+        return previous
+      }
       const fold = new InventoryFold({
-        versions: folds.versions && manifest.versions,
+        versions,
         storageClasses: true,
         // Ages as of the inventory: its figures are a picture of the bucket then.
         nowMs: manifest.createdMs,
@@ -146,6 +147,22 @@ export class InventoryReader {
     const { client, settings, send } = this.#options
     return { client, destination: settings.destination, signal, send }
   }
+}
+
+/**
+ * Whether `previous` are the figures of this very manifest, folded for what is measured now (a
+ * restart with other BUCKET_METRICS groups or SCAN_VERSIONS folds it again).
+ */
+function alreadyFolded(previous: BucketUsage, manifest: string, md5: string, folds: InventoryFolds): boolean {
+  const last = previous.inventory
+  return (
+    last?.manifest === manifest &&
+    last.manifestMd5 === md5 &&
+    (previous.versions !== undefined) === folds.versions &&
+    (previous.prefixes !== undefined) === (folds.prefixes !== undefined) &&
+    (previous.ageBytes !== undefined) === (folds.ages ?? true) &&
+    (previous.versions?.noncurrentAgeBytes !== undefined) === (folds.versions && (folds.hidden ?? true))
+  )
 }
 
 /**
