@@ -29,6 +29,20 @@ export const REQUIREMENTS: readonly Requirement[] = [
     example: { TLS_CLIENT_CA_FILE: '/tls/ca.crt' },
   },
   ...SOURCE_REQUIREMENTS,
+  // The s3 source's inventory settings: here, typed on the whole environment, since the source
+  // list's requirements are typed on the variables every source shares.
+  {
+    variable: 'S3_INVENTORY_DESTINATION',
+    when: 'S3_INVENTORY_CONFIG_ID is set',
+    applies: (env) => env.S3_INVENTORY_CONFIG_ID !== '',
+    example: { BUCKETS_SOURCE: 's3', S3_INVENTORY_CONFIG_ID: 'daily' },
+  },
+  {
+    variable: 'S3_INVENTORY_DESTINATION',
+    when: 'S3_INVENTORY_MISSING is skip',
+    applies: (env) => env.S3_INVENTORY_MISSING === 'skip',
+    example: { BUCKETS_SOURCE: 's3', S3_INVENTORY_MISSING: 'skip' },
+  },
 ]
 
 export const EXCLUSIONS: readonly Exclusion[] = [['METRICS_AUTH_TOKEN', 'METRICS_AUTH_TOKEN_FILE']]

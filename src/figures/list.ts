@@ -5,9 +5,10 @@
  * the record's first figures (bucket-usage-schema.ts and the fold in bucket-usage.ts) predate it.
  */
 import { emptyObjects } from './empty-objects/index.js'
+import { inventory } from './inventory/index.js'
 import { quota } from './quota/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [emptyObjects, quota, times] as const satisfies readonly AnyFigure[]
+export const FIGURES = [emptyObjects, quota, times, inventory] as const satisfies readonly AnyFigure[]

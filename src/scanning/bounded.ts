@@ -1,6 +1,6 @@
-import { untilAborted } from './concurrency.js'
 import { linkedAbort } from '../sources/linked-abort.js'
 import { SourceError } from '../sources/types.js'
+import { untilAborted } from './concurrency.js'
 
 /**
  * Runs `work` within `timeoutMs` (SCAN_TIMEOUT_SECONDS): its signal aborts when the scan does or

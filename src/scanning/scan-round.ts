@@ -8,9 +8,9 @@ import type { BucketUsage, ScanRound, UsageSource, UserScan } from '../sources/t
 import { SourceError } from '../sources/types.js'
 import { bounded } from './bounded.js'
 import type { BucketFilter } from './bucket-filter.js'
-import type { RoundProgress } from './round-progress.js'
 import { mapConcurrent } from './concurrency.js'
 import { type RangeRounds, rangeParts } from './range-rounds.js'
+import type { RoundProgress } from './round-progress.js'
 import type { BucketFailures } from './scan-failures.js'
 
 /**
@@ -238,7 +238,7 @@ function mergeRecord(
       usage: outcome.usage,
       scanSuccess: true,
       scanDurationSeconds: outcome.seconds,
-      lastSuccessSeconds: outcome.finishedAtMs / 1000,
+      lastSuccessSeconds: outcome.usage.inventory?.createdSeconds ?? outcome.finishedAtMs / 1000, // inventory: as of its making
       ...rangeParts(outcome.ranges),
     }
   }

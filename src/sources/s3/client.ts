@@ -22,6 +22,8 @@ export interface S3ClientOptions {
   readonly secretAccessKey: string
   /** S3_MAX_RESPONSE_BYTES: no answer is read past this many bytes. */
   readonly maxResponseBytes?: number
+  /** The variable that sets maxResponseBytes, named when an answer passes it (S3_MAX_RESPONSE_BYTES). */
+  readonly maxResponseSetting?: string
   /** S3_CA_FILE: trusted besides the system's CAs; empty or absent for the defaults. */
   readonly caFile?: string
   /** Counts every request the client sends, by operation, and the failed ones. */
@@ -55,12 +57,13 @@ export function createCheckedClient(options: S3ClientOptions): S3Client {
     },
   })
   const limit = options.maxResponseBytes ?? DEFAULT_S3_MAX_RESPONSE_BYTES
+  const setting = options.maxResponseSetting ?? 'S3_MAX_RESPONSE_BYTES'
   const aws = !options.endpoint
   // Next to the HTTP handler (inside the SDK's deserializer): sees each raw answer before it is read.
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args)
-      checkAnswer(result.response as RawResponse, limit, aws)
+      checkAnswer(result.response as RawResponse, limit, setting, aws)
       return result
     },
     { step: 'deserialize', priority: 'low', name: 'objstoreCheckedAnswers' },
@@ -128,18 +131,13 @@ interface RawResponse {
  * left to the SDK's region redirect, which signs a new request for that region's endpoint; it
  * never follows a Location.
  */
-function checkAnswer(response: RawResponse, limit: number, aws: boolean): void {
+function checkAnswer(response: RawResponse, limit: number, setting: string, aws: boolean): void {
   const body = response.body
   if (isRedirect(response.statusCode) && !(aws && response.headers['x-amz-bucket-region'])) {
     if (body instanceof Readable) body.destroy()
     throw new RedirectNotFollowedError(response.statusCode, response.headers.location)
   }
   if (body instanceof Readable) {
-    response.body = boundedStream(
-      body,
-      limit,
-      'S3_MAX_RESPONSE_BYTES',
-      declaredLength(response.headers['content-length']),
-    )
+    response.body = boundedStream(body, limit, setting, declaredLength(response.headers['content-length']))
   }
 }

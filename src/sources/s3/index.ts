@@ -59,6 +59,15 @@ export const s3Source = defineSource({
       caFile: settings.S3_CA_FILE,
       bucketSettings: settings.SCAN_FOLDS.info && settings.S3_BUCKET_SETTINGS,
       tagLabels: settings.SCAN_FOLDS.info ? parseTagLabels(settings.BUCKET_TAG_LABELS).labels : new Map(),
+      inventory:
+        settings.S3_INVENTORY_DESTINATION === ''
+          ? undefined
+          : {
+              destination: settings.S3_INVENTORY_DESTINATION,
+              configuration: settings.S3_INVENTORY_CONFIG_ID,
+              missing: settings.S3_INVENTORY_MISSING,
+              maxFileBytes: settings.S3_INVENTORY_MAX_FILE_BYTES,
+            },
       logger,
     }),
 })

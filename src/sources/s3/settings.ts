@@ -1,5 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { describedPattern, type EnvValues, type Requirement } from '../../config/schema-helpers.js'
+import {
+  describedPattern,
+  type EnvValues,
+  type Requirement,
+  StringEnum,
+} from '../../config/schema-helpers.js'
 import { shownValue } from '../../config/shown-value.js'
 
 /**
@@ -80,6 +85,36 @@ export const s3Env = {
   }),
   S3_ACCESS_KEY_ID: s3ConnectionEnv.S3_ACCESS_KEY_ID,
   S3_SECRET_ACCESS_KEY: s3ConnectionEnv.S3_SECRET_ACCESS_KEY,
+  S3_INVENTORY_DESTINATION: Type.String({
+    default: '',
+    pattern: describedPattern(
+      '^([a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^/]+)*/?)?$',
+      'a bucket name, then optionally /prefix (`inventories/s3`)',
+    ),
+    description:
+      "`s3`: where S3 Inventory reports are delivered, `bucket/prefix` (read on the same endpoint with the same keys). Each selected bucket with an inventory under `prefix/<bucket>/<config-id>/` is measured from its newest complete one (manifest.checksum present and matching) instead of a listing: no LIST request to the bucket, its figures as of the inventory's creation time (docs/inventory.md). Empty: every bucket is listed.",
+  }),
+  S3_INVENTORY_CONFIG_ID: Type.String({
+    default: '',
+    pattern: describedPattern(
+      '^[A-Za-z0-9._-]{0,64}$',
+      'an inventory configuration id (letters, digits, . _ -)',
+    ),
+    description:
+      '`s3`, with `S3_INVENTORY_DESTINATION`: the inventory configuration to read where a bucket has several; a bucket without it is listed. Empty: the only one (a bucket with several fails, naming them).',
+  }),
+  S3_INVENTORY_MISSING: StringEnum(['list', 'skip'] as const, {
+    default: 'list',
+    description:
+      '`s3`, with `S3_INVENTORY_DESTINATION`: what becomes of a bucket without an inventory: `list` it as without one, or `skip` it (not measured, not exported).',
+  }),
+  S3_INVENTORY_MAX_FILE_BYTES: Type.Integer({
+    default: 4294967296,
+    minimum: 1048576,
+    maximum: 1099511627776,
+    description:
+      "`s3`, with `S3_INVENTORY_DESTINATION`: the largest inventory data file read (default 4 GiB); a larger one fails its bucket. Files are streamed, never held: a Parquet file is written to the system's temporary folder while read, one at a time per bucket.",
+  }),
   S3_BUCKET_SETTINGS: Type.Boolean({
     default: false,
     description:

@@ -1,3 +1,4 @@
+// long: one bucket measured three ways (inventory, ranged subtotals, whole listing) over one client and its quirks; measureRanges could move out
 import type { S3Client } from '@aws-sdk/client-s3'
 import { ListBucketsCommand } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
@@ -8,12 +9,20 @@ import { VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
-import type { ListingProgress } from '../types.js'
 import { type BucketRanges, mergedSubtotals, type RangedUsage, type RangesRequest } from '../subtotals.js'
-import { type BucketUsage, type ScanRound, SourceError, type UsageSource } from '../types.js'
+import {
+  type BeginScanOptions,
+  type BucketUsage,
+  type ListingProgress,
+  type ScanRound,
+  SourceError,
+  type UsageSource,
+} from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { BucketSettingsReader } from './bucket-settings.js'
 import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import type { InventoryReader } from './inventory/reader.js'
+import { type InventoryOptions, inventoryReader } from './inventory/setup.js'
 import { IgnoredStarts } from './listing-order.js'
 import { measureMultipart } from './multipart.js'
 import { pages } from './pages.js'
@@ -45,6 +54,8 @@ export interface S3SourceOptions extends S3ClientOptions {
   readonly tagLabels?: ReadonlyMap<string, string>
   /** S3_LIST_RANGES: key ranges one bucket's listing may be split into (below 2: never split). */
   readonly listRanges?: number
+  /** S3_INVENTORY_*: buckets measured from their S3 Inventory (inventory/reader.ts); undefined when off. */
+  readonly inventory?: InventoryOptions | undefined
   readonly logger: Logger
   readonly retry?: RetryPolicy
 }
@@ -84,6 +95,7 @@ class S3UsageSource implements UsageSource {
   readonly #settings: BucketSettingsReader
   readonly #ignoredStarts = new IgnoredStarts()
   readonly requests = new RequestCounter('s3')
+  readonly #inventory: InventoryReader | undefined
 
   constructor(options: S3SourceOptions) {
     this.#options = options
@@ -98,23 +110,35 @@ class S3UsageSource implements UsageSource {
       settings: options.bucketSettings ?? false,
       tagLabels: options.tagLabels ?? new Map(),
     })
+    this.#inventory =
+      options.inventory &&
+      inventoryReader(options, options.inventory, this.requests, (action, signal, call) =>
+        this.#send(action, signal, call),
+      )
   }
 
-  async beginScan(options: { signal: AbortSignal; fixedBuckets?: readonly string[]; startedMs?: number }) {
+  async beginScan(options: BeginScanOptions) {
     const startedMs = options.startedMs ?? Date.now()
-    const buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    let buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    const inventory = this.#inventory
+    if (inventory?.skipsOthers) {
+      const withInventory = await inventory.buckets(options.signal)
+      buckets = buckets.filter((bucket) => withInventory.has(bucket))
+    }
+    const previous = options.previous ?? (() => undefined)
     const round: ScanRound = {
       buckets,
       measure: (bucket, bucketSignal, slots, progress) =>
-        this.#measure(bucket, bucketSignal, startedMs, slots, progress),
+        this.#measure(bucket, bucketSignal, startedMs, slots, progress, previous(bucket)),
       measureRanges: (bucket, bucketSignal, slots, request, progress) =>
-        this.#measureRanges(bucket, bucketSignal, startedMs, slots, request, progress),
+        this.#measureRanges(bucket, bucketSignal, startedMs, slots, request, progress, previous(bucket)),
     }
     return round
   }
 
   async close(): Promise<void> {
     this.#client.destroy()
+    this.#inventory?.close()
   }
 
   async #listBuckets(signal: AbortSignal): Promise<string[]> {
@@ -143,7 +167,10 @@ class S3UsageSource implements UsageSource {
     startedMs: number,
     slots: ListingSlots | undefined,
     progress: ListingProgress | undefined,
+    previous: BucketUsage | undefined,
   ): Promise<BucketUsage> {
+    const fromInventory = await this.#fromInventory(bucket, signal, previous)
+    if (fromInventory) return fromInventory
     let usage: BucketUsage | undefined
     const listing = this.#listing(bucket, signal, slots, progress)
     if (this.#options.scanVersions) {
@@ -163,7 +190,11 @@ class S3UsageSource implements UsageSource {
     slots: ListingSlots | undefined,
     request: RangesRequest,
     progress: ListingProgress | undefined,
+    previous: BucketUsage | undefined,
   ): Promise<RangedUsage> {
+    // A bucket measured from its inventory keeps no subtotals: the inventory is the whole bucket.
+    const fromInventory = await this.#fromInventory(bucket, signal, previous)
+    if (fromInventory) return { usage: fromInventory }
     const listing = this.#listing(bucket, signal, slots, progress)
     const objects = () => this.#accumulator(startedMs)
     let ranges: BucketRanges | undefined
@@ -179,7 +210,8 @@ class S3UsageSource implements UsageSource {
     if (!(this.#options.scanVersions && !this.#unsupported.has('ListObjectVersions')))
       ranges = await listedSubtotals(listing, { objects }, request, startedMs)
     const listed = ranges && mergedSubtotals(ranges.subtotals)
-    if (!ranges || !listed) return { usage: await this.#measure(bucket, signal, startedMs, slots, progress) }
+    if (!ranges || !listed)
+      return { usage: await this.#measure(bucket, signal, startedMs, slots, progress, previous) }
     return { usage: await this.#completed(bucket, signal, startedMs, listed), ranges }
   }
 
@@ -207,6 +239,26 @@ class S3UsageSource implements UsageSource {
           )
     const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
     return { ...usage, ...(multipart ? { multipart } : {}), ...(settings ? { settings } : {}) }
+  }
+
+  /**
+   * The bucket's figures from its inventory, its settings read as for a listed bucket; undefined
+   * when inventories are off or it has none. No multipart figures: an inventory has no uploads, and
+   * no LIST request is sent to the bucket.
+   */
+  async #fromInventory(bucket: string, signal: AbortSignal, previous: BucketUsage | undefined) {
+    const { scanVersions, ages, hidden, prefixes } = this.#options
+    const folds = {
+      versions: scanVersions && !this.#unsupported.has('ListObjectVersions'),
+      ages,
+      hidden,
+      prefixes,
+    }
+    const usage = await this.#inventory?.measure(bucket, signal, previous, folds)
+    if (!usage) return undefined
+    const { settings: _last, multipart: _none, ...figures } = usage
+    const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
+    return { ...figures, ...(settings ? { settings } : {}) }
   }
 
   /** Runs an optional call unless the store said it does not implement it; undefined when it does not. */

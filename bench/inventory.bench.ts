@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { gzipSync } from 'node:zlib'
+import { parquetWriteBuffer } from 'hyparquet-writer'
+import { UsageAccumulator } from '../src/record/bucket-usage.js'
+import { csvRows } from '../src/sources/s3/inventory/csv-file.js'
+import { InventoryFold } from '../src/sources/s3/inventory/inventory-fold.js'
+import type { InventoryColumn, InventoryFile } from '../src/sources/s3/inventory/manifest.js'
+import { parquetRows } from '../src/sources/s3/inventory/parquet-file.js'
+import type { InventoryRow } from '../src/sources/s3/inventory/rows.js'
+import { parseListing } from '../src/sources/s3/listing-xml.js'
+import { type BenchRow, report } from './support/report.js'
+
+/**
+ * Issue 27: S3 Inventory data files of 1,000,000 rows (CSV gzip, Parquet) read and folded by the
+ * exporter's readers, beside the same run's listing fold (ListObjectsV2 pages of 1,000 keys as
+ * text, read by listing-xml.ts and folded; no HTTP on either side: what each costs the
+ * exporter's CPU). Resident set growth while each inventory is folded, sampled every 20 ms against
+ * the RSS before (after a full GC): under 64 MB.
+ */
+
+const ROWS = 1_000_000
+const NOW = Date.parse('2026-12-04T00:00:00Z')
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined)
+
+const keyOf = (index: number) =>
+  `logs/2026/${String(index % 365).padStart(3, '0')}/part-${String(index).padStart(8, '0')}.json`
+const sizeOf = (index: number) => (index * 7919) % 2_000_000
+const modified = (index: number) => new Date(NOW - (index % 1000) * 3_600_000)
+const COLUMNS: InventoryColumn[] = ['Bucket', 'Key', 'Size', 'LastModifiedDate', 'ETag', 'StorageClass']
+
+function csvGzip(): Buffer {
+  const parts: Buffer[] = []
+  for (let from = 0; from < ROWS; from += 100_000) {
+    let text = ''
+    for (let index = from; index < from + 100_000; index++) {
+      text += `"b","${encodeURIComponent(keyOf(index))}","${sizeOf(index)}","${modified(index).toISOString()}","e","STANDARD"\n`
+    }
+    parts.push(gzipSync(text))
+  }
+  // Gzip members one after another, as a multi-member file: Node's gunzip reads them all.
+  return Buffer.concat(parts)
+}
+
+function parquet(): Buffer {
+  const indexes = Array.from({ length: ROWS }, (_, index) => index)
+  return Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'bucket', data: indexes.map(() => 'b'), type: 'STRING' },
+        { name: 'key', data: indexes.map(keyOf), type: 'STRING' },
+        { name: 'size', data: indexes.map((index) => BigInt(sizeOf(index))), type: 'INT64' },
+        { name: 'last_modified_date', data: indexes.map(modified), type: 'TIMESTAMP' },
+        { name: 'e_tag', data: indexes.map(() => 'e'), type: 'STRING' },
+        { name: 'storage_class', data: indexes.map(() => 'STANDARD'), type: 'STRING' },
+      ],
+      rowGroupSize: 100_000,
+    }),
+  )
+}
+
+function listingPage(page: number): string {
+  const entries: string[] = []
+  for (let index = page * 1000; index < page * 1000 + 1000; index++) {
+    entries.push(
+      `<Contents><Key>${keyOf(index)}</Key><LastModified>${modified(index).toISOString()}</LastModified><ETag>"e"</ETag><Size>${sizeOf(index)}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+    )
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name><IsTruncated>true</IsTruncated><NextContinuationToken>t${page}</NextContinuationToken>${entries.join('')}</ListBucketResult>`
+}
+
+/** Runs `fold`, sampling the RSS every 20 ms; its time and the most the RSS grew. */
+async function measured(fold: () => Promise<number>): Promise<{ rate: number; growthMb: number }> {
+  gc()
+  const before = process.memoryUsage.rss()
+  let peak = before
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }, 20)
+  const started = performance.now()
+  const rows = await fold()
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  peak = Math.max(peak, process.memoryUsage.rss())
+  if (rows !== ROWS) throw new Error(`${rows} rows folded`)
+  return { rate: ROWS / seconds, growthMb: (peak - before) / 2 ** 20 }
+}
+
+const fileOf = (bytes: Buffer): InventoryFile => ({
+  key: 'r/b/c/data/x',
+  size: bytes.length,
+  md5: createHash('md5').update(bytes).digest('hex'),
+})
+
+async function inventoryFold(bytes: Buffer, format: 'CSV' | 'Parquet'): Promise<number> {
+  const fold = new InventoryFold({ versions: false, storageClasses: true, nowMs: NOW })
+  const reading = { file: fileOf(bytes), columns: COLUMNS, keys: false }
+  // In 1 MiB chunks, as a socket would give them.
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 2 ** 20) }, (_, index) =>
+    bytes.subarray(index * 2 ** 20, (index + 1) * 2 ** 20),
+  )
+  const rows: AsyncGenerator<InventoryRow[]> =
+    format === 'CSV' ? csvRows(Readable.from(chunks), reading) : parquetRows(Readable.from(chunks), reading)
+  for await (const batch of rows) fold.add(batch)
+  const usage = fold.finish()
+  return usage.objects
+}
+
+async function listingFold(): Promise<number> {
+  const fold = new UsageAccumulator({ storageClasses: true, nowMs: NOW })
+  for (let page = 0; page < ROWS / 1000; page++) {
+    for (const object of parseListing('ListObjectsV2', listingPage(page)).contents) {
+      fold.add({
+        size: object.size ?? 0,
+        modifiedMs: object.modifiedMs ?? Number.NaN,
+        storageClass: object.storageClass,
+      })
+    }
+  }
+  return fold.finish().objects
+}
+
+const listing = await measured(listingFold)
+let bytes = csvGzip()
+const csv = await measured(() => inventoryFold(bytes, 'CSV'))
+const csvBytes = bytes.length
+bytes = parquet()
+const parquetBytes = bytes.length
+const pq = await measured(() => inventoryFold(bytes, 'Parquet'))
+
+const rate = (value: number) => `${Math.round(value).toLocaleString('en-US')} rows/s`
+const mib = (value: number) => `${(value / 2 ** 20).toFixed(1)} MiB`
+const rows: BenchRow[] = [
+  {
+    name: `inventory CSV gzip, 1,000,000 rows (${mib(csvBytes)}): fold rate`,
+    figure: rate(csv.rate),
+    baseline: `listing pages read and folded: ${rate(listing.rate)}`,
+    ratio: csv.rate / listing.rate,
+    target: 'measured (a listing also waits ~100 ms per page on the store)',
+    pass: true,
+  },
+  {
+    name: `inventory Parquet, 1,000,000 rows (${mib(parquetBytes)}): fold rate`,
+    figure: rate(pq.rate),
+    baseline: `listing pages read and folded: ${rate(listing.rate)}`,
+    ratio: pq.rate / listing.rate,
+    target: 'measured',
+    pass: true,
+  },
+  {
+    name: 'inventory CSV gzip, 1,000,000 rows: RSS growth while folding',
+    figure: `${csv.growthMb.toFixed(1)} MB`,
+    baseline: `listing fold: ${listing.growthMb.toFixed(1)} MB`,
+    ratio: null,
+    target: 'under 64 MB',
+    pass: csv.growthMb < 64,
+  },
+  {
+    name: 'inventory Parquet (row groups of 100,000), 1,000,000 rows: RSS growth while folding',
+    figure: `${pq.growthMb.toFixed(1)} MB`,
+    baseline: `listing fold: ${listing.growthMb.toFixed(1)} MB`,
+    ratio: null,
+    target: 'under 64 MB per 100,000-row group',
+    pass: pq.growthMb < 64,
+  },
+]
+report(rows)

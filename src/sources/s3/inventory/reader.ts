@@ -1,0 +1,181 @@
+/**
+ * A bucket measured from its newest complete S3 Inventory (S3_INVENTORY_DESTINATION) instead of
+ * a listing: its manifest found and checked (discovery.ts, manifest.ts), each data file streamed
+ * and checked against it (size, MD5), its rows folded as a listing's entries are
+ * (inventory-fold.ts), the figures as of the inventory's creation time. A manifest already folded
+ * (the bucket's last figures name it and its MD5) is not read again: those figures stand. No
+ * request is sent to the source bucket itself.
+ */
+import type { Readable } from 'node:stream'
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { type BucketUsage, withTopPrefixes } from '../../../record/bucket-usage.js'
+import { keyPrefix, type PrefixSettings } from '../../../record/prefix-sketch.js'
+import { SourceError } from '../../types.js'
+import { csvRows } from './csv-file.js'
+import {
+  bucketsWithInventory,
+  findInventory,
+  type InventoryDestination,
+  type InventoryRequests,
+} from './discovery.js'
+import { InventoryError } from './inventory-error.js'
+import { InventoryFold } from './inventory-fold.js'
+import { type InventoryFile, type InventoryManifest, parseManifest } from './manifest.js'
+import { parquetRows } from './parquet-file.js'
+import type { InventoryRow } from './rows.js'
+
+export interface InventorySettings {
+  readonly destination: InventoryDestination
+  /** S3_INVENTORY_CONFIG_ID: '' for the only one. */
+  readonly configuration: string
+  /** S3_INVENTORY_MISSING: a bucket without an inventory is listed, or not measured. */
+  readonly missing: 'list' | 'skip'
+}
+
+export interface InventoryReaderOptions {
+  /** A client whose answers may be as large as S3_INVENTORY_MAX_FILE_BYTES. */
+  readonly client: S3Client
+  readonly settings: InventorySettings
+  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+}
+
+/** What the fold measures, as for a listing. */
+export interface InventoryFolds {
+  readonly versions: boolean
+  readonly ages?: boolean | undefined
+  readonly hidden?: boolean | undefined
+  readonly prefixes?: PrefixSettings | undefined
+}
+
+export class InventoryReader {
+  readonly #options: InventoryReaderOptions
+
+  constructor(options: InventoryReaderOptions) {
+    this.#options = options
+  }
+
+  /** Closes the client's connections. */
+  close(): void {
+    this.#options.client.destroy()
+  }
+
+  get skipsOthers(): boolean {
+    return this.#options.settings.missing === 'skip'
+  }
+
+  /** The buckets the destination holds inventories of. */
+  buckets(signal: AbortSignal): Promise<Set<string>> {
+    return destinationErrors(() => bucketsWithInventory(this.#requests(signal)))
+  }
+
+  /**
+   * The bucket's figures from its newest complete inventory; undefined when it has none (it is
+   * then listed). `previous`: its last figures, which stand when they came from the same manifest.
+   */
+  measure(
+    bucket: string,
+    signal: AbortSignal,
+    previous: BucketUsage | undefined,
+    folds: InventoryFolds,
+  ): Promise<BucketUsage | undefined> {
+    return destinationErrors(async () => {
+      const requests = this.#requests(signal)
+      const found = await findInventory(requests, bucket, this.#options.settings.configuration)
+      if (found === undefined) {
+        if (this.skipsOthers)
+          throw new InventoryError('no inventory of the bucket (S3_INVENTORY_MISSING=skip)')
+        return undefined
+      }
+      const manifest = parseManifest(found.manifestText, found.folder, bucket)
+      const versions = folds.versions && manifest.versions
+      if (previous && alreadyFolded(previous, found.manifestKey, found.manifestMd5, { ...folds, versions })) {
+        return previous
+      }
+      const fold = new InventoryFold({
+        versions,
+        storageClasses: true,
+        // Ages as of the inventory: its figures are a picture of the bucket then.
+        nowMs: manifest.createdMs,
+        ages: folds.ages,
+        hidden: folds.hidden,
+        prefixTopK: folds.prefixes?.topK,
+        prefixOf: folds.prefixes && ((key: string) => keyPrefix(key, folds.prefixes as PrefixSettings)),
+      })
+      let bytes = 0
+      for (const file of manifest.files) {
+        for await (const rows of this.#rows(requests, file, manifest, folds)) fold.add(rows)
+        bytes += file.size
+      }
+      let usage = fold.finish()
+      if (folds.prefixes) usage = withTopPrefixes(usage, folds.prefixes.topK)
+      return {
+        ...usage,
+        inventory: {
+          configuration: found.configuration,
+          format: manifest.format,
+          manifest: found.manifestKey,
+          manifestMd5: found.manifestMd5,
+          createdSeconds: manifest.createdMs / 1000,
+          files: manifest.files.length,
+          bytes,
+          rows: fold.rows,
+        },
+      }
+    })
+  }
+
+  async *#rows(
+    requests: InventoryRequests,
+    file: InventoryFile,
+    manifest: InventoryManifest,
+    folds: InventoryFolds,
+  ): AsyncGenerator<InventoryRow[]> {
+    const { client, destination, signal } = requests
+    const action = `GetObject ${destination.bucket}/${file.key}`
+    const body = await requests.send(action, signal, async (abortSignal) => {
+      const answer = await client.send(new GetObjectCommand({ Bucket: destination.bucket, Key: file.key }), {
+        abortSignal,
+      })
+      if (!answer.Body) throw new InventoryError(`${file.key}: answered without a body`)
+      return answer.Body as Readable
+    })
+    const reading = { file, columns: manifest.columns, keys: Boolean(folds.prefixes) || folds.versions }
+    yield* manifest.format === 'CSV' ? csvRows(body, reading) : parquetRows(body, reading)
+  }
+
+  #requests(signal: AbortSignal): InventoryRequests {
+    const { client, settings, send } = this.#options
+    return { client, destination: settings.destination, signal, send }
+  }
+}
+
+/**
+ * Whether `previous` are the figures of this very manifest, folded for what is measured now (a
+ * restart with other BUCKET_METRICS groups or SCAN_VERSIONS folds it again).
+ */
+function alreadyFolded(previous: BucketUsage, manifest: string, md5: string, folds: InventoryFolds): boolean {
+  const last = previous.inventory
+  return (
+    last?.manifest === manifest &&
+    last.manifestMd5 === md5 &&
+    (previous.versions !== undefined) === folds.versions &&
+    (previous.prefixes !== undefined) === (folds.prefixes !== undefined) &&
+    (previous.ageBytes !== undefined) === (folds.ages ?? true) &&
+    (previous.versions?.noncurrentAgeBytes !== undefined) === (folds.versions && (folds.hidden ?? true))
+  )
+}
+
+/**
+ * The destination's errors as the bucket's failure: a missing key or destination bucket is a
+ * broken inventory, never the source bucket gone (which would drop its figures).
+ */
+async function destinationErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof SourceError && error.kind === 'missing' && !(error instanceof InventoryError)) {
+      throw new InventoryError(`the destination answered: ${error.message}`, { cause: error })
+    }
+    throw error
+  }
+}
