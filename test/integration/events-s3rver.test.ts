@@ -88,7 +88,7 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
   const firstRound = scanner.snapshot
   assert.equal(
-    sampleValue(await running.scrape(), 'objstore_bucket_usage_object_total', { bucket: 'photos' }),
+    sampleValue(await running.scrape(), 'objstore_bucket_usage_objects', { bucket: 'photos' }),
     3,
   )
 
@@ -120,7 +120,7 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   const withEvents = { snapshot: scanner.snapshot, scrape: await running.scrape() }
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_received_total'), sent)
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_applied_total'), sent)
-  assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 3)
+  assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 3)
 
   // A fresh exporter without events lists everything once: the same figures, family by family.
   const fresh = await startExporter(env)

@@ -105,18 +105,30 @@ export function snapshotContent(
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
       const name = sample.name.replace(/_g(sum|count)$/, '_$1')
-      return `${name}{${labels.join(',')}} ${sample.value}`
+      return `${name}{${labels.join(',')}} ${fifteenDigits(sample.value)}`
     })
     .sort()
+  // prom-client declares every registered family; the block only those with samples.
+  const sampled = new Set(
+    exposition.samples.map((sample) => sample.name.replace(/_(g?sum|g?count|bucket)$/, '')),
+  )
   const help: Record<string, string> = {}
   const types: Record<string, string> = {}
   for (const key of SNAPSHOT_FAMILIES) {
     const name = exposedFamily(namespace, catalogue[key]).name
     const type = exposition.types.get(name)
-    if (type === undefined) continue
+    if (type === undefined || !sampled.has(name)) continue
     help[name] = exposition.help.get(name) ?? ''
     types[name] =
       type === 'untyped' || type === 'unknown' ? 'gauge' : type === 'gaugehistogram' ? 'histogram' : type
   }
   return { samples, help, types }
+}
+
+/** The exporter prints at most 15 significant digits (no binary noise); prom-client prints 17. */
+function fifteenDigits(value: string | number): string {
+  const number = Number(value)
+  return Number.isFinite(number) && !Number.isInteger(number)
+    ? String(Number(number.toPrecision(15)))
+    : String(value)
 }

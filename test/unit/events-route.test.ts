@@ -128,7 +128,7 @@ test('an event starts the next round early: the new object is counted within the
   )
   const scrape = await running.scrape()
   assert.equal(sampleValue(scrape, 'objstore_events_applied_total'), 1)
-  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_object_total', { bucket: 'photos' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 1)
   // No debug level here: the key is not in the log.
   assert.ok(!JSON.stringify(running.logs.lines).includes('a.jpg'))
 })
