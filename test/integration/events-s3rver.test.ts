@@ -87,10 +87,7 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   const { scanner } = running.exporter
   await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
   const firstRound = scanner.snapshot
-  assert.equal(
-    sampleValue(await running.scrape(), 'objstore_bucket_usage_objects', { bucket: 'photos' }),
-    3,
-  )
+  assert.equal(sampleValue(await running.scrape(), 'objstore_bucket_usage_objects', { bucket: 'photos' }), 3)
 
   const put = (Bucket: string, Key: string, size: number) =>
     s3.client.send(new PutObjectCommand({ Bucket, Key, Body: Buffer.alloc(size) }))
