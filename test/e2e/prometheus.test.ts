@@ -56,6 +56,12 @@ import { waitForValue } from '../support/wait-for.js'
 const JOB = 'objstore-exporter'
 const FILLING_JOB = 'objstore-filling'
 const NAMESPACE = 'objstore'
+/**
+ * Families of set-ups not built here: change events (EVENTS_AUTH_TOKEN: events-s3rver, events-rgw),
+ * per-range subtotals of buckets of a million objects (incremental-scans-s3rver, -rgw) and S3
+ * Inventory reports (inventory-s3rver, -rgw).
+ */
+const ELSEWHERE = ['events_', 'bucket_ranges', 'bucket_inventory_']
 // config/alerts.yml watches no bucket for backup freshness until the user opts one in.
 const BACKUP_THRESHOLDS = join(REPO_ROOT, 'test/fixtures/backup-thresholds.yml')
 const dashboard: unknown = e2eDashboard()
@@ -316,12 +322,15 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       )
       compared.add(name)
     }
-    // Every family of the catalogue went through: some source here emits each.
-    const expected = familyNames.map(
-      (key) =>
-        fullName(NAMESPACE, key) +
-        ({ histogram: '_count', gaugehistogram: '_gcount' }[catalogue[key].type as string] ?? ''),
-    )
+    // Every family of the catalogue went through: some source here emits each, except those of a
+    // set-up this suite does not build, each proved against a real store by its own suite.
+    const expected = familyNames
+      .filter((key) => !ELSEWHERE.some((prefix) => key.startsWith(prefix)))
+      .map(
+        (key) =>
+          fullName(NAMESPACE, key) +
+          ({ histogram: '_count', gaugehistogram: '_gcount' }[catalogue[key].type as string] ?? ''),
+      )
     assert.deepEqual(
       expected.filter((name) => !compared.has(name)),
       [],
