@@ -65,6 +65,10 @@ async function scrapeWith(
 /** Buckets of the generated snapshot with a count of empty objects: each has one more series. */
 const withEmptyObjects = () =>
   generated.snapshot.buckets.filter((record) => record.usage?.emptyObjects !== undefined).length
+/** Buckets of the generated snapshot kept as per-range subtotals: each has 4 more series (scan). */
+const RANGE_FAMILIES = 4
+const withRanges = () =>
+  generated.snapshot.buckets.filter((record) => record.ranges !== undefined).length * RANGE_FAMILIES
 
 const perBucket = (parsed: ParsedExposition) =>
   parsed.samples.filter((sample) => sample.labels.bucket !== undefined)
@@ -81,7 +85,7 @@ test('defaults: every bucket, the groups from before "where the bytes went" (som
   full = (await scrapeWith({})).parsed
   assert.equal(bucketsOf(full).size, BUCKETS)
   // 510,771 before bucket_empty_objects, one more series for each bucket that counts them.
-  assert.equal(perBucket(full).length, 510_771 + withEmptyObjects())
+  assert.equal(perBucket(full).length, 510_771 + withEmptyObjects() + withRanges())
   assert.ok(!full.samples.some((sample) => sample.name.startsWith('objstore_exporter_series')))
   const optIn = new Set(
     Object.values(usageCollectorFamilies)
@@ -100,7 +104,7 @@ test('defaults: every bucket, the groups from before "where the bytes went" (som
 test('BUCKET_METRICS=all: every group (some 1,000,000 series at 10,000 buckets)', async () => {
   const { parsed } = await scrapeWith({ BUCKET_METRICS: 'all' })
   assert.equal(bucketsOf(parsed).size, BUCKETS)
-  assert.equal(perBucket(parsed).length, 1_010_859 + withEmptyObjects())
+  assert.equal(perBucket(parsed).length, 1_010_859 + withEmptyObjects() + withRanges())
   assert.deepEqual(clusterOf(parsed), clusterOf(full))
 })
 
@@ -140,7 +144,8 @@ test('BUCKETS_TOP_N=100: 100 buckets and _other; the sums and cluster totals unc
   const scanHealth = (record: BucketRecord) =>
     2 +
     (record.lastSuccessSeconds !== undefined ? 1 : 0) +
-    (record.usage?.unreadableEntries !== undefined ? 1 : 0)
+    (record.usage?.unreadableEntries !== undefined ? 1 : 0) +
+    (record.ranges !== undefined ? RANGE_FAMILIES : 0)
   const empty = (record: BucketRecord) => (record.usage?.emptyObjects !== undefined ? 1 : 0)
   const itemised = largest.reduce(
     (total, record) => total + 2 + 11 + histogram + 1 + empty(record) + scanHealth(record),
