@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { parquetWriteBuffer } from 'hyparquet-writer'
+import type { InventoryColumn } from '../../src/sources/s3/inventory/manifest.js'
 
 /**
  * Writes an S3 Inventory of a bucket as AWS delivers one (manifest.json, manifest.checksum, data
@@ -62,7 +63,8 @@ export async function listedRows(client: S3Client, bucket: string): Promise<Inve
 }
 
 const CSV_COLUMNS = ['Bucket', 'Key', 'Size', 'LastModifiedDate', 'ETag', 'StorageClass']
-const VERSION_COLUMNS = [
+/** The columns of a versioned inventory, as AWS writes them with every version field asked for. */
+export const VERSION_COLUMNS = [
   'Bucket',
   'Key',
   'VersionId',
@@ -71,7 +73,7 @@ const VERSION_COLUMNS = [
   'Size',
   'LastModifiedDate',
   'StorageClass',
-]
+] as const satisfies readonly InventoryColumn[]
 
 /** As AWS encodes keys in CSV inventories: form-style (a space is +). */
 const formEncoded = (key: string) => encodeURIComponent(key).replace(/%20/g, '+')

@@ -9,7 +9,7 @@ import { csvRows } from '../../src/sources/s3/inventory/csv-file.js'
 import { InventoryFold } from '../../src/sources/s3/inventory/inventory-fold.js'
 import { type InventoryColumn, parseManifest } from '../../src/sources/s3/inventory/manifest.js'
 import { parquetRows } from '../../src/sources/s3/inventory/parquet-file.js'
-import { csvFile, type InventoryRowSpec, parquetFile } from '../support/inventory.js'
+import { csvFile, type InventoryRowSpec, parquetFile, VERSION_COLUMNS } from '../support/inventory.js'
 
 /**
  * An inventory of every version (CSV gzip and Parquet, read by the exporter's readers) folds into
@@ -74,16 +74,7 @@ function listed(rows: readonly InventoryRowSpec[], pageSize: number) {
   return fold.finish()
 }
 
-const COLUMNS: InventoryColumn[] = [
-  'Bucket',
-  'Key',
-  'VersionId',
-  'IsLatest',
-  'IsDeleteMarker',
-  'Size',
-  'LastModifiedDate',
-  'StorageClass',
-]
+const COLUMNS: readonly InventoryColumn[] = VERSION_COLUMNS
 
 function fileOf(bytes: Buffer, name: string) {
   return { key: name, size: bytes.length, md5: createHash('md5').update(bytes).digest('hex') }
