@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Answer, EventReceiver } from '../../events/receiver.js'
+import { AUTH_CHALLENGE, BearerToken, bearerCredentials } from '../../security/bearer-token.js'
 
 /**
  * The most a delivery's body may hold: an SNS message is at most 256 KiB, its envelope and JSON
@@ -14,14 +14,10 @@ export interface EventsRouteOptions {
   readonly receiver: EventReceiver
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest()
-}
-
 /** The token a delivery carries: `Authorization: Bearer`, else the `token` query parameter. */
 function presented(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization
-  if (typeof header === 'string' && /^Bearer /i.test(header)) return header.slice(7).trim()
+  const header = bearerCredentials(request.headers.authorization)
+  if (header !== undefined) return header
   const query = request.url.indexOf('?')
   if (query < 0) return undefined
   return new URLSearchParams(request.url.slice(query + 1)).get('token') ?? undefined
@@ -40,7 +36,7 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
  * flood the logs); the events_refused_total counters say it.
  */
 export async function eventsRoute(app: FastifyInstance, options: EventsRouteOptions): Promise<void> {
-  const expected = digest(options.token)
+  const token = new BearerToken(options.token)
   const { receiver } = options
   // This plugin's scope only: every content type read as text, JSON parsed by the receiver.
   app.removeAllContentTypeParsers()
@@ -55,9 +51,8 @@ export async function eventsRoute(app: FastifyInstance, options: EventsRouteOpti
       config: { public: true },
       bodyLimit: MAX_EVENT_BODY_BYTES,
       onRequest: async (request, reply) => {
-        const token = presented(request)
-        if (token === undefined || !timingSafeEqual(digest(token), expected))
-          return send(reply.header('WWW-Authenticate', 'Bearer'), receiver.refuse('unauthorized'))
+        if (!token.matches(presented(request)))
+          return send(reply.header('WWW-Authenticate', AUTH_CHALLENGE), receiver.refuse('unauthorized'))
       },
       errorHandler: (error: FastifyError, _request, reply) => {
         if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, receiver.refuse('too_large'))
