@@ -103,6 +103,14 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_received_total'), sent)
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_applied_total'), sent)
   assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 3)
+  // Per bucket: photos had a put, an overwrite and a delete; ledger a copy and a multipart completion.
+  for (const [bucket, count] of [
+    ['photos', 3],
+    ['ledger', 2],
+  ] as const) {
+    assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_events_received_total', { bucket }), count)
+    assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_events_applied_total', { bucket }), count)
+  }
 
   // A fresh exporter without events lists everything once: the same figures, family by family.
   const fresh = await startExporter(env)
