@@ -7,6 +7,7 @@ import { clusterRow } from './rows/cluster.js'
 import { drivesRow } from './rows/drives.js'
 import { exporterRow } from './rows/exporter.js'
 import { forecastAndCostRow } from './rows/forecast-and-cost.js'
+import { incrementalScansRow } from './rows/incremental-scans.js'
 import { scanHealthRow } from './rows/scan-health.js'
 import { whereTheBytesWentRow } from './rows/where-the-bytes-went.js'
 
@@ -36,6 +37,7 @@ export function buildDashboard(
     forecastAndCostRow,
     backupsRow,
     scanHealthRow,
+    incrementalScansRow,
     exporterRow,
   ].map((row) => row(q, ruleParameters))
 
@@ -43,7 +45,7 @@ export function buildDashboard(
     uid: namespace === 'objstore' ? 'objstore-exporter' : `objstore-exporter-${namespace}`,
     title: namespace === 'objstore' ? 'Object storage' : `Object storage (${namespace})`,
     description:
-      'Capacity of drives and clusters, bucket usage, where the bytes went (prefixes, ages, reclaimable bytes), backup freshness, incomplete uploads and scan health, from objstore-exporter.',
+      'Capacity of drives and clusters, bucket usage, where the bytes went (prefixes, ages, reclaimable bytes), backup freshness, incomplete uploads, scan health, incremental scans and change events, from objstore-exporter.',
     tags: ['objstore-exporter', 'storage', 's3'],
     editable: true,
     graphTooltip: 1,

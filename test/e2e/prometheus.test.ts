@@ -15,7 +15,7 @@ import { growthRecords } from '../../scripts/rules/growth.js'
 import { catalogue, familyNames } from '../../src/collectors/catalogue.js'
 import { fullName } from '../../src/metrics/families.js'
 import { E2E_RULE_PARAMETERS, e2eDashboard, writeE2eRules } from '../support/e2e-rules.js'
-import { startExporter } from '../support/exporter.js'
+import { type RunningExporter, startExporter } from '../support/exporter.js'
 import type { ParsedExposition } from '../support/exposition.js'
 import { type FillingStore, QUOTA_BUCKET, QUOTA_BYTES, startFillingStore } from '../support/filling-store.js'
 import { LogReceiver } from '../support/log-receiver.js'
@@ -31,7 +31,7 @@ import { fillBucket, type S3rverProcess, startS3rver } from '../support/s3rver.j
 import { waitForValue } from '../support/wait-for.js'
 
 /**
- * Seven exporters scraped by one real Prometheus (every second, each through a proxy that keeps
+ * Eight exporters scraped by one real Prometheus (every second, each through a proxy that keeps
  * every scrape body) with the shipped alert rules loaded, then asked through Prometheus's HTTP
  * API what a user's Prometheus and Grafana would ask:
  * - `fs`: a real data directory of bucket folders, and drives (two folders and a missing one);
@@ -43,7 +43,9 @@ import { waitForValue } from '../support/wait-for.js'
  *   bucket_info has settings and bucket_tag_info a tag;
  * - `budget`: s3rver again under MAX_SERIES=1, so its one bucket is left out and the ceiling's
  *   families are written;
- * - `logs`: shipping its log to a real HTTP receiver, so the log-target panels have data.
+ * - `logs`: shipping its log to a real HTTP receiver, so the log-target panels have data;
+ * - `events`: s3rver's bucket of 1,000 keys (left out of the others) in per-range subtotals,
+ *   rescanned every 2 s, with POST /events on and a few records posted (issue 25's families).
  * Every family of the catalogue goes through Prometheus. Bucket figures are compared on the
  * first four (`tags` and `budget` see buckets the others already report). `fs` and `xml` have a
  * price table (`xml` rescans every 2 s, so its requests have a rate to price).
@@ -56,12 +58,11 @@ import { waitForValue } from '../support/wait-for.js'
 const JOB = 'objstore-exporter'
 const FILLING_JOB = 'objstore-filling'
 const NAMESPACE = 'objstore'
-/**
- * Families of set-ups not built here: change events (EVENTS_AUTH_TOKEN: events-s3rver, events-rgw),
- * per-range subtotals of buckets of a million objects (incremental-scans-s3rver, -rgw) and S3
- * Inventory reports (inventory-s3rver, -rgw).
- */
-const ELSEWHERE = ['events_', 'bucket_events_', 'bucket_ranges', 'bucket_inventory_']
+/** Families of set-ups not built here: S3 Inventory reports (inventory-s3rver, -rgw). */
+const ELSEWHERE = ['bucket_inventory_']
+/** The `events` exporter's bucket: big enough for per-range subtotals, and no other's. */
+const RANGED_BUCKET = 'ranged'
+const EVENTS_TOKEN = 'e2e-events-token-4c1d9b27'
 // config/alerts.yml watches no bucket for backup freshness until the user opts one in.
 const BACKUP_THRESHOLDS = join(REPO_ROOT, 'test/fixtures/backup-thresholds.yml')
 const dashboard: unknown = e2eDashboard()
@@ -130,6 +131,14 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       { key: 'b.jpg', size: 2000 },
       { key: 'c/d.jpg', size: 3000 },
     ])
+    await fillBucket(
+      s3rver.client,
+      RANGED_BUCKET,
+      Array.from({ length: 1_000 }, (_, index) => ({
+        key: `obj-${String(index).padStart(4, '0')}`,
+        size: 10,
+      })),
+    )
     xmlStore = await startXmlStore([versionedBucket({ uploads: true })], 1000)
 
     // rgw: one bucket with a 64 MiB quota and one 4 KiB object, two tags (one allowlisted) and a
@@ -186,7 +195,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
     const exporters: Array<[string, Record<string, string>]> = [
       ['fs', { DATA_DIR: dataDir, DRIVES: [...drives, missingDrive].join(','), EC_PARITY: '1', ...PRICES }],
-      ['s3rver', { ...s3rver.exporterEnv }],
+      ['s3rver', { ...s3rver.exporterEnv, BUCKETS_EXCLUDE: RANGED_BUCKET }],
       [
         'xml',
         {
@@ -211,11 +220,27 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
         }),
       ],
       // One series is less than the cluster totals alone: the one bucket is left out.
-      ['budget', { ...s3rver.exporterEnv, MAX_SERIES: '1' }],
+      ['budget', { ...s3rver.exporterEnv, BUCKETS_EXCLUDE: RANGED_BUCKET, MAX_SERIES: '1' }],
+      // Issue 25: per-range subtotals of a bucket of 1,000 keys, and POST /events on.
+      [
+        'events',
+        {
+          ...s3rver.exporterEnv,
+          BUCKETS: RANGED_BUCKET,
+          SCAN_INTERVAL_SECONDS: '2',
+          SCAN_FULL_EVERY: '4',
+          SCAN_SUBTOTALS_MIN_OBJECTS: '1000',
+          SCAN_RANGE_MAX_OBJECTS: '400',
+          EVENTS_AUTH_TOKEN: EVENTS_TOKEN,
+          EVENTS_DEBOUNCE_SECONDS: '0',
+          ...PRICES,
+        },
+      ],
     ]
     for (const [name, env] of exporters) {
       // Every group, the opt-in ones too: every family must go through Prometheus.
       const exporter = await startExporter({ BUCKET_METRICS: 'all', ...env })
+      if (name === 'events') await rangesAndEvents(exporter)
       targets.push({
         name,
         job: JOB,
@@ -286,11 +311,9 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     assert.deepEqual(
       up.map((sample) => [sample.metric.job, sample.metric.source_kind, sample.value]).sort(),
       [
-        ...[['budget'], ['fs'], ['logs'], ['rgw'], ['s3rver'], ['tags'], ['xml']].map(([kind]) => [
-          JOB,
-          kind,
-          1,
-        ]),
+        ...[['budget'], ['events'], ['fs'], ['logs'], ['rgw'], ['s3rver'], ['tags'], ['xml']].map(
+          ([kind]) => [JOB, kind, 1],
+        ),
         ...(filling?.driveSkipReason ? [] : [[FILLING_JOB, 'filling', 1]]),
         [FILLING_JOB, 'quota', 1],
       ],
@@ -606,7 +629,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
 
   test("growth against each bucket's own baseline: the written buckets above 0, every other one at 0", async (t) => {
     const growing = new Set(['incoming', QUOTA_BUCKET].slice(filling?.driveSkipReason ? 1 : 0))
-    const expected = ['capped', 'db-backups', 'logs', 'photos', 'versioned', ...growing].sort()
+    const expected = ['capped', 'db-backups', 'logs', 'photos', RANGED_BUCKET, 'versioned', ...growing].sort()
     // Every bucket's ratio needs its own window of samples: on a loaded machine the buckets scanned
     // less often arrive later than the written ones, so wait for all of them.
     const ratios = await waitForValue(
@@ -650,6 +673,7 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
       { bucket: 'db-backups', storage_class: 'STANDARD', part: 'current', bytes: 5000 },
       { bucket: 'logs', storage_class: 'STANDARD', part: 'current', bytes: 72100 },
       { bucket: 'photos', storage_class: 'STANDARD', part: 'current', bytes: 6000 },
+      { bucket: RANGED_BUCKET, storage_class: 'STANDARD', part: 'current', bytes: 1_000 * 10 },
       { bucket: 'versioned', storage_class: 'STANDARD', part: 'current', bytes: 100 },
       { bucket: 'versioned', storage_class: 'STANDARD', part: 'incomplete_uploads', bytes: 10 * MiB + 142 },
       { bucket: 'versioned', storage_class: 'STANDARD', part: 'noncurrent', bytes: 80 },
@@ -760,6 +784,34 @@ describe('a real Prometheus scraping the exporter', { skip: promtoolSkipReason()
     }
   })
 })
+
+/**
+ * The `events` exporter before Prometheus scrapes it: its bucket listed in ranges (the first round
+ * lists it whole, the next in ranges), then a change, a read and a change of a bucket it does not
+ * measure posted, so every events_* and bucket_events_* series is there.
+ */
+async function rangesAndEvents(exporter: RunningExporter): Promise<void> {
+  const { scanner } = exporter.exporter
+  await scanner.firstSnapshot()
+  if (scanner.nextScanAtMs === undefined) await scanner.scanNow()
+  const ranged = await scanner.scanNow()
+  assert.ok(ranged.buckets[0]?.ranges, 'the bucket keeps per-range subtotals')
+  const record = (eventName: string, bucket: string, key: string) => ({
+    eventName,
+    s3: { bucket: { name: bucket }, object: { key, size: 10 } },
+  })
+  const response = await fetch(`${exporter.baseUrl}/events?token=${EVENTS_TOKEN}`, {
+    method: 'POST',
+    body: JSON.stringify({
+      Records: [
+        record('ObjectCreated:Put', RANGED_BUCKET, 'obj-0001'),
+        record('ObjectAccessed:Get', RANGED_BUCKET, 'obj-0002'),
+        record('ObjectCreated:Put', 'photos', 'a.jpg'),
+      ],
+    }),
+  })
+  assert.deepEqual(await response.json(), { statusCode: 200, message: '1 of 3 applied' })
+}
 
 function isSubsequence(stored: readonly number[], served: readonly number[]): boolean {
   let next = 0
