@@ -7,8 +7,9 @@
 import { emptyObjects } from './empty-objects/index.js'
 import { inventory } from './inventory/index.js'
 import { quota } from './quota/index.js'
+import { sizes } from './sizes/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [emptyObjects, quota, times, inventory] as const satisfies readonly AnyFigure[]
+export const FIGURES = [emptyObjects, quota, times, inventory, sizes] as const satisfies readonly AnyFigure[]

@@ -8,10 +8,10 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
 import { figureProperties } from '../figures/assemble.js'
+import { MINIO_VERSION_RANGES } from '../figures/versions/ranges.js'
 import { AGE_BANDS } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from './size-ranges.js'
 import { MAX_STORAGE_CLASSES, STORAGE_CLASS_PATTERN } from './storage-classes.js'
 import { UsageLogSchema } from './usage-log.js'
 
@@ -86,22 +86,13 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last; the quota is one). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota and the sizes are ones). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
   /** Bytes of current objects (the latest version of each key, delete markers excluded). */
   bytes: Count,
   objects: Count,
-  /**
-   * Current objects per OBJECT_SIZE_BOUNDS slot (not cumulative); one count more than there are
-   * bounds, the last for sizes above the largest bound (+Inf). Its sum is `bytes`.
-   */
-  sizeHistogram: Type.Optional(Counts(OBJECT_SIZE_BOUNDS.length + 1)),
-  /** Current objects per MINIO_SIZE_RANGES entry (disjoint ranges, MinIO's aggregate not included). */
-  sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
-  /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
-  largestObjectBytes: Type.Optional(Count),
   /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
   ageBytes: Type.Optional(AgeCounts),
   ageObjects: Type.Optional(AgeCounts),

@@ -9,19 +9,12 @@
  */
 import type { Static } from '@sinclair/typebox'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
+import type { Frozen } from '../figures/deep-readonly.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
+import { MINIO_VERSION_RANGES, minioVersionSlot } from '../figures/versions/ranges.js'
 import { AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
-import type { Frozen } from './deep-readonly.js'
 import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
-import {
-  MINIO_SIZE_RANGES,
-  MINIO_VERSION_RANGES,
-  minioSizeSlot,
-  minioVersionSlot,
-  OBJECT_SIZE_BOUNDS,
-  sizeBoundSlot,
-} from './size-ranges.js'
 import { classKey } from './storage-classes.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
@@ -74,9 +67,6 @@ export type { ListedObject, UsageFoldOptions }
 export class UsageAccumulator {
   #bytes = 0
   #objects = 0
-  readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
-  readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
-  #largestBytes = 0
   readonly #storageClassBytes: Map<string, number> | undefined
   readonly #nowMs: number
   readonly #ages: AgeFold | undefined
@@ -120,9 +110,6 @@ export class UsageAccumulator {
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
     this.#objects++
-    if (size > this.#largestBytes) this.#largestBytes = size
-    ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
-    ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
     const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
     this.#ages?.add(age, size)
     if (this.#storageClassBytes) {
@@ -149,14 +136,9 @@ export class UsageAccumulator {
 
   finish(): BucketUsage {
     const figures: FigureValues = Object.assign({}, ...this.#figures.map((figure) => figure.finish()))
-    // The largest object is given with the times (src/figures/times/): when an object was dated.
-    const hasObjects = this.#objects > 0 && figures.newestModifiedSeconds !== undefined
     return {
       bytes: this.#bytes,
       objects: this.#objects,
-      sizeHistogram: [...this.#sizeHistogram],
-      sizeRanges: [...this.#sizeRanges],
-      ...(hasObjects ? { largestObjectBytes: this.#largestBytes } : {}),
       ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
       ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
       ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),

@@ -1,4 +1,5 @@
 import { figureInvariantProblem } from '../figures/assemble.js'
+import { sumProblem } from '../figures/distributions.js'
 import type { BucketUsage } from './bucket-usage.js'
 
 /*
@@ -15,16 +16,8 @@ import type { BucketUsage } from './bucket-usage.js'
 export function usageInvariantProblem(usage: BucketUsage): string | undefined {
   const { bytes, objects } = usage
   if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
-  const largest = usage.largestObjectBytes
-  if (largest !== undefined) {
-    if (largest > bytes)
-      return `/usage: the largest object (${largest} bytes) is larger than the bucket (${bytes})`
-    if (objects * largest < bytes)
-      return `/usage: ${objects} objects of at most ${largest} bytes cannot hold ${bytes} bytes`
-  }
   return (
-    sumProblem(usage.sizeHistogram, objects, 'sizeHistogram', 'objects') ??
-    sumProblem(usage.sizeRanges, objects, 'sizeRanges', 'objects') ??
+    figureInvariantProblem(usage) ??
     sumProblem(usage.ageObjects, objects, 'ageObjects', 'objects') ??
     sumProblem(usage.ageBytes, bytes, 'ageBytes', 'bytes') ??
     sumProblem(
@@ -34,8 +27,7 @@ export function usageInvariantProblem(usage: BucketUsage): string | undefined {
       'bytes',
     ) ??
     versionProblem(usage.versions) ??
-    multipartProblem(usage.multipart) ??
-    figureInvariantProblem(usage)
+    multipartProblem(usage.multipart)
   )
 }
 
@@ -59,17 +51,4 @@ function multipartProblem(multipart: BucketUsage['multipart']): string | undefin
   if (staleBytes !== undefined && bytes !== undefined && staleBytes > bytes)
     return `/usage/multipart: stale uploads' ${staleBytes} bytes are more than all uploads' ${bytes}`
   return undefined
-}
-
-/** A distribution whose slots do not add up to the figure they split. */
-function sumProblem(
-  slots: readonly number[] | undefined,
-  total: number,
-  name: string,
-  totalName: string,
-): string | undefined {
-  if (slots === undefined) return undefined
-  let sum = 0
-  for (const slot of slots) sum += slot
-  return sum === total ? undefined : `/usage/${name} adds up to ${sum}, not ${totalName} ${total}`
 }
