@@ -117,12 +117,6 @@ const usageFamilies = describe('usage', {
     'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
     'sizes',
   ),
-  bucket_storage_class_bytes: family(
-    'gauge',
-    ['bucket', 'storage_class'],
-    'Bytes of current objects per storage class, as the store lists them (s3).',
-    'storage_class',
-  ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
@@ -282,9 +276,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   }
   if (usage.largestObjectBytes !== undefined) {
     out.set('bucket_largest_object_bytes', bucket, usage.largestObjectBytes)
-  }
-  for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
-    out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
   }
   if (usage.versions) {
     out.set('bucket_usage_versions', bucket, usage.versions.versions)

@@ -6,6 +6,7 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { type Families, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
+import type { Frozen } from './deep-readonly.js'
 import { FIGURES } from './list.js'
 import type {
   AnyFigure,
@@ -28,7 +29,7 @@ export type FigureProperties = Every<ReturnType<Listed['record']>>
 /** The families of every listed figure. */
 export type FigureFamilies = Every<Listed['families']>
 /** The listed figures' values, as a record holds them. */
-export type FigureValues = Partial<Static<TObject<FigureProperties & Record<never, never>>>>
+export type FigureValues = Frozen<Partial<Static<TObject<FigureProperties & Record<never, never>>>>>
 
 const LISTED: readonly AnyFigure[] = FIGURES
 
@@ -96,9 +97,9 @@ export const figureFamilies = unionOf(
  */
 export function inFigurePlaces<F extends Families>(families: F): F {
   let names = Object.keys(families)
-  for (const figure of LISTED) {
-    if (figure.keepsPlace === undefined) continue
-    names = placedBefore(names, Object.keys(figure.families as Families), figure.keepsPlace.family)
+  const familiesOf = (figure: AnyFigure) => Object.keys(figure.families as Families)
+  for (const figure of placingOrder(familiesOf, (place) => place.family)) {
+    names = placedBefore(names, familiesOf(figure), figure.keepsPlace?.family ?? '')
   }
   return Object.fromEntries(names.map((name) => [name, families[name]])) as F
 }
@@ -110,11 +111,35 @@ export function inFigurePlaces<F extends Families>(families: F): F {
  */
 export function inPropertyPlaces<T extends { readonly path: string }>(entries: readonly T[]): T[] {
   let paths = [...new Set(entries.map(({ path }) => path))]
-  for (const figure of LISTED) {
-    if (figure.keepsPlace === undefined) continue
-    paths = placedBefore(paths, Object.keys(figure.combine), figure.keepsPlace.property)
+  const propertiesOf = (figure: AnyFigure) => Object.keys(figure.combine)
+  for (const figure of placingOrder(propertiesOf, (place) => place.property)) {
+    paths = placedBefore(paths, propertiesOf(figure), figure.keepsPlace?.property ?? '')
   }
   return paths.flatMap((path) => entries.filter((entry) => entry.path === path))
+}
+
+/**
+ * The figures that keep their place, each after the figure whose family or property it is placed
+ * before (that one is moved first: storage classes before multipart, then times before storage
+ * classes), else in the list's order.
+ */
+function placingOrder(
+  namesOf: (figure: AnyFigure) => readonly string[],
+  anchorOf: (place: NonNullable<AnyFigure['keepsPlace']>) => string,
+): AnyFigure[] {
+  let pending = LISTED.filter((figure) => figure.keepsPlace !== undefined)
+  const ordered: AnyFigure[] = []
+  // Each pass places at least one figure, or the anchors make a loop.
+  while (pending.length > 0) {
+    const ready = pending.filter((figure) => {
+      const anchor = anchorOf(figure.keepsPlace as NonNullable<AnyFigure['keepsPlace']>)
+      return !pending.some((other) => other !== figure && namesOf(other).includes(anchor))
+    })
+    if (ready.length === 0) throw new Error('figures keep their places before each other in a loop')
+    ordered.push(...ready)
+    pending = pending.filter((figure) => !ready.includes(figure))
+  }
+  return ordered
 }
 
 /** `order` with `moved` (those of them it holds) taken out and put back before `anchor`. */
