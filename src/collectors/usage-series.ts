@@ -94,12 +94,6 @@ const usageFamilies = describe('usage', {
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
     'versions',
   ),
-  bucket_storage_class_bytes: family(
-    'gauge',
-    ['bucket', 'storage_class'],
-    'Bytes of current objects per storage class, as the store lists them (s3).',
-    'storage_class',
-  ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
@@ -243,9 +237,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
-    out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
-  }
   if (usage.versions) {
     out.set('bucket_usage_versions', bucket, usage.versions.versions)
     out.set('bucket_usage_deletemarkers', bucket, usage.versions.deleteMarkers)

@@ -30,7 +30,7 @@ export type FigureProperties = Every<ReturnType<Listed['record']>>
 /** The families of every listed figure. */
 export type FigureFamilies = Every<Listed['families']>
 /** The listed figures' values, as a record holds them. */
-export type FigureValues = Partial<Static<TObject<FigureProperties & Record<never, never>>>>
+export type FigureValues = Frozen<Partial<Static<TObject<FigureProperties & Record<never, never>>>>>
 
 const LISTED: readonly AnyFigure[] = FIGURES
 

@@ -79,8 +79,11 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly name: string
   /** Its properties of the bucket's record (BucketUsage), with their bounds. */
   readonly record: (parts: RecordParts) => P
-  /** Its step of the fold of a listing: one per bucket measured; absent for a figure no listing gives. */
-  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>>
+  /**
+   * Its step of the fold of a listing: one per bucket measured (undefined when `options` ask none
+   * of its figures: the objects are not handed to it); absent for a figure no listing gives.
+   */
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>> | undefined
   /** How each of its properties combines (a complete table: the compiler checks every one is there). */
   readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */

@@ -8,14 +8,13 @@
  * 200,000 files).
  */
 import type { Static } from '@sinclair/typebox'
+import { AgeFold, ageSlot } from '../figures/age/bands.js'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
 import type { Frozen } from '../figures/deep-readonly.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
 import { MINIO_VERSION_RANGES, minioVersionSlot } from '../figures/versions/ranges.js'
-import { AgeFold, ageCounts, ageSlot } from './age-bands.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
 import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
-import { classKey } from './storage-classes.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>
@@ -67,25 +66,16 @@ export type { ListedObject, UsageFoldOptions }
 export class UsageAccumulator {
   #bytes = 0
   #objects = 0
-  readonly #storageClassBytes: Map<string, number> | undefined
-  readonly #nowMs: number
-  readonly #ages: AgeFold | undefined
-  readonly #storageClassAges: Map<string, number[]> | undefined
   readonly #prefixes: PrefixSketch | undefined
   readonly #figures: readonly FigureFold<FigureValues>[]
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
    * the scan's start, which ages are measured against; `ages`: whether to fold age bands (the
-   * `age` group; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are measured (each add()
-   * then names its prefix).
+   * `age` group, src/figures/age/; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are
+   * measured (each add() then names its prefix).
    */
   constructor(options: UsageFoldOptions) {
-    const ages = options.ages ?? true
-    this.#storageClassBytes = options.storageClasses ? new Map() : undefined
-    this.#storageClassAges = options.storageClasses && ages ? new Map() : undefined
-    this.#ages = ages ? new AgeFold() : undefined
-    this.#nowMs = options.nowMs
     this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
     this.#figures = figureFolds(options)
   }
@@ -105,23 +95,11 @@ export class UsageAccumulator {
    * of its prefix when prefixes are measured); nothing of it is kept.
    */
   add(object: ListedObject): void {
-    const { size, modifiedMs, storageClass, prefix } = object
+    const { size, prefix } = object
     checkedSize(size)
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
     this.#objects++
-    const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
-    this.#ages?.add(age, size)
-    if (this.#storageClassBytes) {
-      // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
-      const key = classKey(this.#storageClassBytes, storageClass || 'STANDARD')
-      this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
-      if (this.#storageClassAges) {
-        const ages = this.#storageClassAges.get(key) ?? ageCounts()
-        ;(ages[age] as number) += size
-        this.#storageClassAges.set(key, ages)
-      }
-    }
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
     for (const figure of this.#figures) figure.add(object)
   }
@@ -139,9 +117,6 @@ export class UsageAccumulator {
     return {
       bytes: this.#bytes,
       objects: this.#objects,
-      ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
-      ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
-      ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
       ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
       ...figures,

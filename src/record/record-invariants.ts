@@ -1,5 +1,5 @@
+import { sumProblem } from '../figures/adds-up.js'
 import { figureInvariantProblem } from '../figures/assemble.js'
-import { sumProblem } from '../figures/distributions.js'
 import type { BucketUsage } from './bucket-usage.js'
 
 /*
@@ -16,19 +16,7 @@ import type { BucketUsage } from './bucket-usage.js'
 export function usageInvariantProblem(usage: BucketUsage): string | undefined {
   const { bytes, objects } = usage
   if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
-  return (
-    figureInvariantProblem(usage) ??
-    sumProblem(usage.ageObjects, objects, 'ageObjects', 'objects') ??
-    sumProblem(usage.ageBytes, bytes, 'ageBytes', 'bytes') ??
-    sumProblem(
-      usage.storageClassBytes && Object.values(usage.storageClassBytes),
-      bytes,
-      'storageClassBytes',
-      'bytes',
-    ) ??
-    versionProblem(usage.versions) ??
-    multipartProblem(usage.multipart)
-  )
+  return figureInvariantProblem(usage) ?? versionProblem(usage.versions) ?? multipartProblem(usage.multipart)
 }
 
 function versionProblem(versions: BucketUsage['versions']): string | undefined {

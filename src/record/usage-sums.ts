@@ -9,9 +9,9 @@
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
 import { FIGURE_COMBINATIONS, inPropertyPlaces, mergedFigures } from '../figures/assemble.js'
+import { classKey } from '../figures/storage-class/names.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
-import { classKey } from './storage-classes.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -27,10 +27,6 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   inPropertyPlaces([
     { path: 'bytes', says: 'bytes' },
     { path: 'objects', says: 'objects' },
-    { path: 'ageBytes', says: 'bytes and objects per age band' },
-    { path: 'ageObjects', says: 'bytes and objects per age band' },
-    { path: 'storageClassBytes', says: 'bytes per storage class' },
-    { path: 'storageClassAgeBytes', says: 'bytes per storage class and age band' },
     { path: 'versions.versions', says: 'versions' },
     { path: 'versions.deleteMarkers', says: 'delete markers' },
     { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },

@@ -3,7 +3,7 @@
  * count per MinIO size range, and the largest one (its key is never kept: it would be an unbounded
  * label). Every listing gives them (fs, s3); the `sizes` group of BUCKET_METRICS.
  */
-import { sumProblem } from '../distributions.js'
+import { sumProblem } from '../adds-up.js'
 import { defineFigure } from '../types.js'
 import { sizeFamilies, writeSizes } from './families.js'
 import { MINIO_SIZE_RANGES, minioSizeSlot, OBJECT_SIZE_BOUNDS, sizeBoundSlot } from './ranges.js'

@@ -1,9 +1,7 @@
-/*
- * What the figures that split a total into slots (size ranges, age bands, version ranges) share:
- * the check that a stored record's slots add up to the total they split.
+/**
+ * A distribution whose slots do not add up to the figure they split (the state file's check of a
+ * stored record: a fold adds each object to one slot of each): why, or undefined when they do.
  */
-
-/** Why `slots` (a distribution) cannot be a fold's: they do not add up to the figure they split. */
 export function sumProblem(
   slots: readonly number[] | undefined,
   total: number,
