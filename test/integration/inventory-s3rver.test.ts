@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import { CreateBucketCommand } from '@aws-sdk/client-s3'
 import { startExporter } from '../support/exporter.js'
 import type { ParsedExposition } from '../support/exposition.js'
@@ -35,6 +36,13 @@ const PLAIN: ObjectSpec[] = Array.from({ length: 90 }, (_, index) => ({
 }))
 
 const rows = new Map<string, InventoryRowSpec[]>()
+
+/** 128 MiB of newlines gzipped: about 128 KiB, a thousand times smaller than what it inflates to. */
+let bomb: Buffer | undefined
+const gzipBomb = () => {
+  bomb ??= gzipSync(Buffer.alloc(128 * 1024 * 1024, 10), { level: 9 })
+  return bomb
+}
 
 before(async () => {
   s3 = await startS3rver()
@@ -170,6 +178,13 @@ const BROKEN: readonly {
     name: 'unknown column',
     reason: /unknown column ..Colour/,
     manifest: { fileSchema: 'Bucket, Key, Size, LastModifiedDate, Colour, StorageClass' },
+  },
+  {
+    // Good rows, then a second gzip member that inflates a thousandfold (a gzip bomb).
+    name: 'gzip bomb',
+    reason: /part-0\.csv\.gz inflates past \d+ bytes \(S3_INVENTORY_MAX_INFLATION 100 times its \d+\)/,
+    damage: (file, index) => (index === 0 ? Buffer.concat([file, gzipBomb()]) : file),
+    listed: true,
   },
   { name: 'ORC', reason: /fileFormat ORC cannot be read.*choose Parquet/, manifest: { fileFormat: 'ORC' } },
 ]
