@@ -1,4 +1,3 @@
-// long: the scanner's one state machine (schedule, early rounds, progress, subtotals, publishing); the early-round bookkeeping could move out
 import { setMaxListeners } from 'node:events'
 import type { Logger } from 'pino'
 import { recordsByName, type UsageSnapshot } from '../snapshot/snapshot.js'
@@ -8,9 +7,11 @@ import type { BucketFilter } from './bucket-filter.js'
 import type { KeyChanges } from './dirty-ranges.js'
 import { NoBucketsNotice } from './no-buckets.js'
 import { logProgressWhileRunning } from './progress-log.js'
+import { PublishedSnapshots } from './published-snapshots.js'
 import { RangeRounds, type SubtotalSettings } from './range-rounds.js'
 import { RoundProgress, type RoundProgressView } from './round-progress.js'
-import { roundTotals } from './round-totals.js'
+import { RoundSchedule } from './round-schedule.js'
+import { logRoundFinished } from './round-totals.js'
 import { BucketFailures } from './scan-failures.js'
 import { type ScanResult, scanOnce } from './scan-round.js'
 import { StateFileKeeper, type StateFileKeeperOptions } from './state-file-keeper.js'
@@ -36,9 +37,6 @@ export interface UsageScannerOptions {
   readonly subtotals?: SubtotalSettings
 }
 
-/** The pause between scans varies by this share either way, so replicas do not scan in step. */
-const JITTER = 0.1
-
 /**
  * Measures bucket usage in the background and publishes the result as an immutable snapshot.
  * One scan at a time; the next starts SCAN_INTERVAL_SECONDS (with jitter) after the previous one
@@ -51,15 +49,12 @@ export class UsageScanner {
   readonly #options: UsageScannerOptions
   readonly #logger: Logger
   readonly #controller = new AbortController()
-  readonly #listeners = new Set<(snapshot: UsageSnapshot) => void>()
   readonly #bucketFailures: BucketFailures
   readonly #noBuckets = new NoBucketsNotice()
-  #snapshot: UsageSnapshot | undefined
+  readonly #published: PublishedSnapshots
   #running: Promise<UsageSnapshot> | undefined
-  #timer: NodeJS.Timeout | undefined
-  /** When the scheduled scan starts, ms since the epoch; undefined while one runs or once closed. */
+  readonly #schedule: RoundSchedule
   #sourceFailure: string | undefined
-  #nextScanAtMs: number | undefined
   readonly #stateFile: StateFileKeeper | undefined
   /** Listing pages the last completed scan round received, by operation (sources that count). */
   #listingPages: ReadonlyMap<string, number> | undefined
@@ -67,17 +62,19 @@ export class UsageScanner {
   #progress: RoundProgress | undefined
   #closed = false
   readonly #ranges: RangeRounds | undefined
-  /** The schedule has begun (state file loaded or given up): early rounds may be asked for. */
-  #scheduled = false
-  /** An early round asked for while one ran: the pause it wants after that one ends; undefined for none. */
-  #requestedPauseMs: number | undefined
-  /** When the last round ended (ms since the epoch). */
-  #lastRoundEndMs: number | undefined
 
   constructor(options: UsageScannerOptions) {
     this.#options = options
     this.#logger = options.logger
     this.#bucketFailures = new BucketFailures(options.logger)
+    this.#published = new PublishedSnapshots(options.logger)
+    this.#schedule = new RoundSchedule(options.intervalMs, () => {
+      // Failures of the source are in the snapshot; a scan rejects when the scanner closes, or on
+      // a bug, which must not pass silently (the next scan is scheduled either way).
+      this.scanNow().catch((error: unknown) => {
+        if (!this.#closed) this.#logger.error({ err: error }, 'usage scan ended unexpectedly')
+      })
+    })
     this.#ranges =
       options.subtotals && options.subtotals.fullEvery > 1 ? new RangeRounds(options.subtotals) : undefined
     // Every bucket measured at once listens to the scanner's signal.
@@ -105,12 +102,12 @@ export class UsageScanner {
 
   /** The last completed snapshot (scanned or loaded); undefined until there is one. */
   get snapshot(): UsageSnapshot | undefined {
-    return this.#snapshot
+    return this.#published.latest
   }
 
   /** When the next scan starts (ms since the epoch); undefined while a scan runs, or once closed. */
   get nextScanAtMs(): number | undefined {
-    return this.#nextScanAtMs
+    return this.#schedule.nextAtMs
   }
 
   /** Why the source failed the last scan (secrets are the page's and the log's to scrub); undefined when up. */
@@ -141,23 +138,12 @@ export class UsageScanner {
 
   /** The current snapshot, or the first one published (rejects if the scanner closes first). */
   firstSnapshot(): Promise<UsageSnapshot> {
-    if (this.#snapshot) return Promise.resolve(this.#snapshot)
-    if (this.#closed) return Promise.reject(new Error('usage scanner closed'))
-    return new Promise((resolve, reject) => {
-      const onClose = () => reject(this.#controller.signal.reason)
-      this.#controller.signal.addEventListener('abort', onClose, { once: true })
-      const unsubscribe = this.onSnapshot((snapshot) => {
-        unsubscribe()
-        this.#controller.signal.removeEventListener('abort', onClose)
-        resolve(snapshot)
-      })
-    })
+    return this.#published.first(this.#controller.signal)
   }
 
   /** Calls `listener` with each snapshot published from now on; returns the unsubscribe function. */
   onSnapshot(listener: (snapshot: UsageSnapshot) => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#published.listen(listener)
   }
 
   /**
@@ -178,29 +164,24 @@ export class UsageScanner {
           Math.max(0, loaded.snapshot.completedAtMs + this.#options.intervalMs - Date.now()),
         )
       if (loaded) {
-        this.#publish(loaded.snapshot)
+        this.#published.publish(loaded.snapshot)
         // Change events from now on mark the loaded ranges, before the first round lists them.
         this.#ranges?.adopt(loaded.snapshot.buckets)
       }
     } catch (error) {
       this.#logger.error({ err: error }, 'state file load ended unexpectedly')
     }
-    if (!this.#closed) this.#schedule(firstDelayMs)
+    if (!this.#closed) this.#schedule.startIn(firstDelayMs)
   }
 
   /** Runs a scan now, or joins the one running; resolves with the snapshot it publishes. */
   scanNow(): Promise<UsageSnapshot> {
     if (this.#closed) return Promise.reject(new Error('usage scanner closed'))
     if (this.#running) return this.#running
-    clearTimeout(this.#timer)
-    this.#nextScanAtMs = undefined
+    this.#schedule.roundStarted()
     const running = this.#scan().finally(() => {
       this.#running = undefined
-      this.#lastRoundEndMs = Date.now()
-      const pause = this.#requestedPauseMs
-      this.#requestedPauseMs = undefined
-      const interval = this.#jittered(this.#options.intervalMs)
-      if (!this.#closed) this.#schedule(pause === undefined ? interval : Math.min(pause, interval))
+      this.#schedule.roundEnded()
     })
     this.#running = running
     return running
@@ -212,43 +193,17 @@ export class UsageScanner {
    * a round, never delays one due sooner; nothing before the schedule begins or once closed.
    */
   requestRound(pauseMs = 0): void {
-    if (this.#closed || !this.#scheduled) return
-    if (this.#running) {
-      this.#requestedPauseMs = Math.min(this.#requestedPauseMs ?? pauseMs, pauseMs)
-      return
-    }
-    const sinceLastMs = this.#lastRoundEndMs === undefined ? pauseMs : Date.now() - this.#lastRoundEndMs
-    const delayMs = Math.max(0, pauseMs - sinceLastMs)
-    if (this.#nextScanAtMs === undefined || this.#nextScanAtMs > Date.now() + delayMs) this.#schedule(delayMs)
+    this.#schedule.requestRound(pauseMs)
   }
 
   /** Stops the schedule, aborts a running scan and waits for it to unwind. */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    clearTimeout(this.#timer)
-    this.#nextScanAtMs = undefined
+    this.#schedule.close()
     this.#controller.abort(new Error('usage scanner closed'))
     await this.#running?.catch(() => undefined)
     await this.#options.source.close()
-  }
-
-  #schedule(delayMs: number): void {
-    this.#scheduled = true
-    clearTimeout(this.#timer)
-    this.#nextScanAtMs = Date.now() + delayMs
-    this.#timer = setTimeout(() => {
-      // Failures of the source are in the snapshot; a scan rejects when the scanner closes, or on
-      // a bug, which must not pass silently (the next scan is scheduled either way).
-      this.scanNow().catch((error: unknown) => {
-        if (!this.#closed) this.#logger.error({ err: error }, 'usage scan ended unexpectedly')
-      })
-    }, delayMs)
-    this.#timer.unref()
-  }
-
-  #jittered(ms: number): number {
-    return ms * (1 - JITTER + 2 * JITTER * Math.random())
   }
 
   async #scan(): Promise<UsageSnapshot> {
@@ -280,10 +235,10 @@ export class UsageScanner {
       concurrency,
       timeoutMs,
       signal: this.#controller.signal,
-      previous: recordsByName(this.#snapshot),
+      previous: recordsByName(this.#published.latest),
       failures: this.#bucketFailures,
       startedMs: (this.#options.clock ?? Date.now)(),
-      ...(this.#snapshot?.users ? { previousUsers: this.#snapshot.users } : {}),
+      ...(this.#published.latest?.users ? { previousUsers: this.#published.latest.users } : {}),
       progress,
       ...(this.#ranges ? { ranges: this.#ranges } : {}),
     })
@@ -296,7 +251,7 @@ export class UsageScanner {
   async #finish(result: ScanResult, startedAtMs: number, requests?: number): Promise<UsageSnapshot> {
     const { sourceUp, records: buckets, outsideBucketsBytes, users } = result
     const { source } = this.#options
-    const noBuckets = this.#noBuckets.next(source.name, result, this.#snapshot)
+    const noBuckets = this.#noBuckets.next(source.name, result, this.#published.latest)
     if (noBuckets) this.#logger.warn({ source: source.name }, noBuckets)
     const snapshot: UsageSnapshot = {
       sourceName: source.name,
@@ -308,35 +263,16 @@ export class UsageScanner {
       ...(outsideBucketsBytes !== undefined ? { outsideBucketsBytes } : {}),
       ...(users ? { users } : {}),
     }
-    this.#publish(snapshot)
+    this.#published.publish(snapshot)
     await this.#stateFile?.save(snapshot)
-    // At info: the one line that says a scan happened and what it found (new buckets appear now).
-    const { objects, bytes, failed } = await roundTotals(buckets)
-    this.#logger.info(
-      {
-        buckets: buckets.length,
-        objects,
-        bytes,
-        durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
-        ...(requests === undefined ? {} : { requests }),
-        failed,
-        sourceUp,
-        ...(this.#sourceFailure ? { error: this.#sourceFailure } : {}),
-      },
-      'usage scan finished',
-    )
+    await logRoundFinished(this.#logger, {
+      buckets,
+      durationSeconds: (snapshot.completedAtMs - startedAtMs) / 1000,
+      requests,
+      sourceUp,
+      error: this.#sourceFailure,
+    })
     return snapshot
-  }
-
-  #publish(snapshot: UsageSnapshot): void {
-    this.#snapshot = snapshot
-    for (const listener of this.#listeners) {
-      try {
-        listener(snapshot)
-      } catch (error) {
-        this.#logger.error({ err: error }, 'snapshot listener failed')
-      }
-    }
   }
 
   #reportSource(failure: string | undefined): void {

@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import { CreateBucketCommand } from '@aws-sdk/client-s3'
 import { startExporter } from '../support/exporter.js'
-import type { ParsedExposition } from '../support/exposition.js'
-import { type InventoryRowSpec, listedRows, writeInventory } from '../support/inventory.js'
+import { type ParsedExposition, sampleValue } from '../support/exposition.js'
+import {
+  type InventoryRowSpec,
+  type InventoryWrite,
+  listedRows,
+  writeInventory,
+} from '../support/inventory.js'
 import { usageLines } from '../support/listing-comparison.js'
+import { startS3Gate } from '../support/s3-gate.js'
 import { fillBucket, type ObjectSpec, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 
 /**
@@ -36,6 +43,13 @@ const PLAIN: ObjectSpec[] = Array.from({ length: 90 }, (_, index) => ({
 
 const rows = new Map<string, InventoryRowSpec[]>()
 
+/** 128 MiB of newlines gzipped: about 128 KiB, a thousand times smaller than what it inflates to. */
+let bomb: Buffer | undefined
+const gzipBomb = () => {
+  bomb ??= gzipSync(Buffer.alloc(128 * 1024 * 1024, 10), { level: 9 })
+  return bomb
+}
+
 before(async () => {
   s3 = await startS3rver()
   await fillBucket(s3.client, 'photos', PHOTOS)
@@ -66,21 +80,22 @@ function figures(scrape: ParsedExposition): string[] {
   return usageLines(scrape).filter((line) => !line.startsWith('objstore_bucket_inventory_'))
 }
 
+/** A daily inventory of `bucket` under `prefix` of the destination. */
+const dailyInventory = (prefix: string, bucket: string, more: Partial<InventoryWrite>) =>
+  writeInventory({
+    client: s3.client,
+    destination: DEST,
+    prefix,
+    bucket,
+    configuration: 'daily',
+    stamp: '2026-12-04T01-00Z',
+    format: 'CSV',
+    rows: rows.get(bucket) ?? [],
+    ...more,
+  })
+
 async function inventoriesOf(prefix: string, format: 'CSV' | 'Parquet', createdMs: number) {
-  for (const bucket of BUCKETS) {
-    await writeInventory({
-      client: s3.client,
-      destination: DEST,
-      prefix,
-      bucket,
-      configuration: 'daily',
-      stamp: '2026-12-04T01-00Z',
-      format,
-      rows: rows.get(bucket) ?? [],
-      perFile: 100,
-      createdMs,
-    })
-  }
+  for (const bucket of BUCKETS) await dailyInventory(prefix, bucket, { format, perFile: 100, createdMs })
 }
 
 for (const format of ['CSV', 'Parquet'] as const) {
@@ -170,6 +185,13 @@ const BROKEN: readonly {
     name: 'unknown column',
     reason: /unknown column ..Colour/,
     manifest: { fileSchema: 'Bucket, Key, Size, LastModifiedDate, Colour, StorageClass' },
+  },
+  {
+    // Good rows, then a second gzip member that inflates a thousandfold (a gzip bomb).
+    name: 'gzip bomb',
+    reason: /part-0\.csv\.gz inflates past \d+ bytes \(S3_INVENTORY_MAX_INFLATION 100 times its \d+\)/,
+    damage: (file, index) => (index === 0 ? Buffer.concat([file, gzipBomb()]) : file),
+    listed: true,
   },
   { name: 'ORC', reason: /fileFormat ORC cannot be read.*choose Parquet/, manifest: { fileFormat: 'ORC' } },
 ]
@@ -268,5 +290,55 @@ test('a manifest already folded is not read again; a bucket without an inventory
     )
   } finally {
     await skipping.close()
+  }
+})
+
+test('a bucket measured from its inventory is sent no LIST request; the saved ones are what its listing sent', async (t) => {
+  // 1,500 objects: two pages, a listing too short to be split into key ranges.
+  const bucket = 'many-keys'
+  const objects = Array.from({ length: 1500 }, (_, index) => ({
+    key: `k/${String(index).padStart(5, '0')}`,
+    size: index % 97,
+  }))
+  await fillBucket(s3.client, bucket, objects)
+  const prefix = 'saved-reports'
+  await dailyInventory(prefix, bucket, { rows: await listedRows(s3.client, bucket) })
+  const gate = await startS3Gate(s3.port)
+  t.after(() => gate.close())
+  const env = {
+    ...s3.exporterEnv,
+    S3_ENDPOINT: gate.endpoint,
+    SCAN_INTERVAL_SECONDS: '3600',
+    BUCKETS: bucket,
+  }
+  const listing = await startExporter(env)
+  const listingScrape = await listing.scrape()
+  await listing.close()
+  const listed = sampleValue(listingScrape, 'objstore_s3_requests_total', { operation: 'ListObjectsV2' })
+  assert.equal(listed, 2, 'the listing source sent two pages')
+  const from = gate.seen.length
+  const reading = await startExporter({ ...env, S3_INVENTORY_DESTINATION: `${DEST}/${prefix}` })
+  try {
+    const scrape = await reading.scrape()
+    const seen = gate.seen.slice(from)
+    const lists = seen.filter((request) => request.operation.startsWith('List'))
+    assert.deepEqual(
+      lists.filter((request) => request.bucket !== DEST).map((request) => request.operation),
+      [],
+      'no LIST request to the bucket',
+    )
+    assert.equal(
+      sampleValue(scrape, 'objstore_s3_requests_total', { operation: 'ListObjectsV2' }),
+      lists.filter((request) => request.operation === 'ListObjectsV2').length,
+      'every ListObjectsV2 counted went to the destination (finding the inventory)',
+    )
+    assert.equal(
+      sampleValue(scrape, 'objstore_bucket_inventory_saved_list_requests', { bucket }),
+      listed,
+      'the LIST requests saved are what the listing sent',
+    )
+    assert.equal(sampleValue(scrape, 'objstore_bucket_usage_objects', { bucket }), objects.length)
+  } finally {
+    await reading.close()
   }
 })

@@ -86,7 +86,7 @@ async function read(format: 'CSV' | 'Parquet', rows: readonly InventoryRowSpec[]
   for (const part of [rows.slice(0, 777), rows.slice(777)]) {
     const bytes = format === 'CSV' ? csvFile('b', part, true) : parquetFile('b', part, true)
     const file = fileOf(bytes, `r/b/c/data/x.${format}`)
-    const reading = { file, columns: COLUMNS, keys: true }
+    const reading = { file, columns: COLUMNS, keys: true, maxInflation: 100 }
     const stream = Readable.from([bytes.subarray(0, 100), bytes.subarray(100)])
     for await (const batch of format === 'CSV' ? csvRows(stream, reading) : parquetRows(stream, reading))
       fold.add(batch)

@@ -2,8 +2,8 @@
  * Which buckets are measured from an S3 Inventory (S3_INVENTORY_DESTINATION) instead of a listing,
  * and what was read: the inventory's configuration and format, its creation time (the figures are
  * as of then; bucket_scan_last_success_timestamp_seconds says the same), the files, bytes and rows
- * read. A bucket without these series was listed. No fold: the inventory reader sets the part
- * (src/sources/s3/inventory/), a listing never does.
+ * read, and the LIST requests a listing would have sent. A bucket without these series was listed.
+ * No fold: the inventory reader sets the part (src/sources/s3/inventory/), a listing never does.
  */
 import { describe, family } from '../../metrics/families.js'
 import { defineFigure } from '../types.js'
@@ -73,7 +73,13 @@ export const inventory = defineFigure({
     bucket_inventory_rows: family(
       'gauge',
       ['bucket'],
-      'Rows of the inventory folded (objects, or versions and delete markers): a listing would have sent one LIST request per 1,000 of them each scan; none is sent for the bucket.',
+      'Rows of the inventory folded (objects, or versions and delete markers).',
+      'scan',
+    ),
+    bucket_inventory_saved_list_requests: family(
+      'gauge',
+      ['bucket'],
+      'LIST requests a listing of the bucket would have sent this scan and did not: estimated as its pages of 1,000 entries (ceil(rows / 1000), at least 1), as ListObjectsV2 or ListObjectVersions pages; a listing split into key ranges (S3_LIST_RANGES) would send a few more. Measured from the inventory, the bucket is sent no LIST request at all.',
       'scan',
     ),
   }),
@@ -88,5 +94,12 @@ export const inventory = defineFigure({
     out.set('bucket_inventory_files', { bucket }, inventory.files)
     out.set('bucket_inventory_read_bytes', { bucket }, inventory.bytes)
     out.set('bucket_inventory_rows', { bucket }, inventory.rows)
+    out.set('bucket_inventory_saved_list_requests', { bucket }, listingPages(inventory.rows))
   },
 })
+
+/** A listing's page holds at most 1,000 entries (objects, or versions and delete markers). */
+const LISTING_PAGE_ENTRIES = 1000
+
+/** The pages a listing of `entries` takes: an empty bucket still answers one. */
+const listingPages = (entries: number) => Math.max(1, Math.ceil(entries / LISTING_PAGE_ENTRIES))

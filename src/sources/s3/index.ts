@@ -67,6 +67,7 @@ export const s3Source = defineSource({
               configuration: settings.S3_INVENTORY_CONFIG_ID,
               missing: settings.S3_INVENTORY_MISSING,
               maxFileBytes: settings.S3_INVENTORY_MAX_FILE_BYTES,
+              maxInflation: settings.S3_INVENTORY_MAX_INFLATION,
             },
       logger,
     }),

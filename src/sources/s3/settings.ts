@@ -115,6 +115,13 @@ export const s3Env = {
     description:
       "`s3`, with `S3_INVENTORY_DESTINATION`: the largest inventory data file read (default 4 GiB); a larger one fails its bucket. Files are streamed, never held: a Parquet file is written to the system's temporary folder while read, one at a time per bucket.",
   }),
+  S3_INVENTORY_MAX_INFLATION: Type.Integer({
+    default: 100,
+    minimum: 2,
+    maximum: 1100,
+    description:
+      "`s3`, with `S3_INVENTORY_DESTINATION`: the most a gzip CSV data file may inflate, as a multiple of its size in the manifest (default 100; AWS's CSV inventories inflate about tenfold, a gzip stream at most about 1,030-fold). Past it the file is not inflated further and its bucket fails with `inflates past ... (S3_INVENTORY_MAX_INFLATION ...)`, its last good figures kept: a gzip bomb costs that many bytes of work, not the scan's whole timeout.",
+  }),
   S3_BUCKET_SETTINGS: Type.Boolean({
     default: false,
     description:

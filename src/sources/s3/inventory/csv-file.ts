@@ -2,7 +2,8 @@
  * One gzip CSV data file of an inventory, streamed: its bytes checked (size, MD5) as they come,
  * inflated, cut into lines and rows, a batch of rows at a time. Nothing is held but one chunk and
  * the line it ends inside; a line longer than MAX_LINE_BYTES is refused (a key is at most 1,024
- * bytes, 3,072 URL-encoded). No header row: the columns are the manifest's fileSchema.
+ * bytes, 3,072 URL-encoded), and so is a file inflating past S3_INVENTORY_MAX_INFLATION times its
+ * size. No header row: the columns are the manifest's fileSchema.
  */
 import { pipeline, type Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
@@ -19,6 +20,11 @@ export interface CsvReading {
   readonly columns: readonly InventoryColumn[]
   /** Whether rows need their key decoded (versions or prefixes are folded). */
   readonly keys: boolean
+  /**
+   * S3_INVENTORY_MAX_INFLATION: the file inflates to at most this many times its size, or fails
+   * (a gzip bomb is refused after that much work, not at the scan's timeout).
+   */
+  readonly maxInflation: number
 }
 
 /** The rows of `body` (the file's bytes as the store sends them), in batches. */
@@ -29,8 +35,16 @@ export async function* csvRows(body: Readable, reading: CsvReading): AsyncGenera
   const row = rowReader(reading)
   let batch: InventoryRow[] = []
   let rest: Buffer | undefined
+  const maxInflated = reading.maxInflation * file.size
+  let inflated = 0
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      inflated += chunk.length
+      if (inflated > maxInflated) {
+        throw new InventoryError(
+          `${file.key} inflates past ${maxInflated} bytes (S3_INVENTORY_MAX_INFLATION ${reading.maxInflation} times its ${file.size}): not read further`,
+        )
+      }
       const text = rest ? Buffer.concat([rest, chunk]) : chunk
       let start = 0
       for (let end = text.indexOf(NEWLINE); end >= 0; end = text.indexOf(NEWLINE, start)) {

@@ -30,6 +30,8 @@ export interface InventorySettings {
   readonly configuration: string
   /** S3_INVENTORY_MISSING: a bucket without an inventory is listed, or not measured. */
   readonly missing: 'list' | 'skip'
+  /** S3_INVENTORY_MAX_INFLATION: a gzip CSV file inflates to at most this many times its size. */
+  readonly maxInflation: number
 }
 
 export interface InventoryReaderOptions {
@@ -139,7 +141,12 @@ export class InventoryReader {
       if (!answer.Body) throw new InventoryError(`${file.key}: answered without a body`)
       return answer.Body as Readable
     })
-    const reading = { file, columns: manifest.columns, keys: Boolean(folds.prefixes) || folds.versions }
+    const reading = {
+      file,
+      columns: manifest.columns,
+      keys: Boolean(folds.prefixes) || folds.versions,
+      maxInflation: this.#options.settings.maxInflation,
+    }
     yield* manifest.format === 'CSV' ? csvRows(body, reading) : parquetRows(body, reading)
   }
 

@@ -11,6 +11,8 @@ export interface InventoryOptions {
   readonly missing: InventorySettings['missing']
   /** S3_INVENTORY_MAX_FILE_BYTES: the bound on a data file's answer. */
   readonly maxFileBytes: number
+  /** S3_INVENTORY_MAX_INFLATION: the most a gzip CSV file may inflate, times its size. */
+  readonly maxInflation: number
 }
 
 /**
@@ -38,7 +40,12 @@ export function inventoryReader(
   })
   return new InventoryReader({
     client,
-    settings: { destination, configuration: options.configuration, missing: options.missing },
+    settings: {
+      destination,
+      configuration: options.configuration,
+      missing: options.missing,
+      maxInflation: options.maxInflation,
+    },
     send,
   })
 }
