@@ -11,12 +11,12 @@ import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { describeExpected } from '../src/config/schema-helpers.js'
 import { SeriesCounter } from '../src/exposition/usage-budget.js'
+import { ageCounts } from '../src/figures/age/bands.js'
 import { figureExamples } from '../src/figures/assemble.js'
+import { MINIO_VERSION_RANGES } from '../src/figures/versions/ranges.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import { exposedFamily, type FamilyGroup } from '../src/metrics/families.js'
-import { ageCounts } from '../src/record/age-bands.js'
 import { sketchCapacity } from '../src/record/prefix-sketch.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../src/record/size-ranges.js'
 import { describeAdditive, describeNotAdditive } from '../src/record/usage-sums.js'
 import type { BucketRecord } from '../src/snapshot/snapshot.js'
 import { SOURCES } from '../src/sources/list.js'
@@ -162,13 +162,6 @@ const REFERENCE_BUCKET: BucketRecord = {
   usage: {
     bytes: 1,
     objects: 1,
-    sizeHistogram: new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0),
-    sizeRanges: new Array<number>(MINIO_SIZE_RANGES.length).fill(0),
-    largestObjectBytes: 1,
-    ageBytes: ageCounts(),
-    ageObjects: ageCounts(),
-    storageClassBytes: { STANDARD: 1 },
-    storageClassAgeBytes: { STANDARD: ageCounts() },
     versions: {
       versions: 1,
       deleteMarkers: 0,

@@ -27,7 +27,7 @@ import type { UsageScanner } from './scanning/scanner.js'
 import { loadServerSecurity } from './security/server-security.js'
 import { Readiness } from './server/readiness.js'
 import type { ExporterStatus } from './server/status.js'
-import type { UsageSnapshot } from './snapshot/snapshot.js'
+import { recordsByName, type UsageSnapshot } from './snapshot/snapshot.js'
 import { measuredBytes } from './snapshot/stored-records.js'
 import { SOURCES } from './sources/list.js'
 
@@ -127,6 +127,7 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     config,
     {
       scanned: (bucket) => scanner.measures(bucket),
+      measured: (bucket) => recordsByName(scanner.snapshot).get(bucket) !== undefined,
       requestRound: (pauseMs) => scanner.requestRound(pauseMs),
       keys: { changed: (bucket, key) => scanner.keyChanges.markChanged(bucket, key) },
     },
@@ -167,7 +168,15 @@ export async function createExporter(config: Config, options: ExporterOptions): 
     // The operator's prices, when set: without them the scrape has no price family at all.
     ...(hasPrices(config.PRICES) ? [createPricesCollector(config.PRICES)] : []),
     ...(options.logDeliveries?.length ? [createLoggerCollector(options.logDeliveries)] : []),
-    ...(events ? [createEventsCollector(() => events.receiver.counters.counts())] : []),
+    ...(events
+      ? [
+          createEventsCollector(
+            () => events.receiver.counters.counts(),
+            () => recordsByName(scanner.snapshot),
+            config.BUCKET_GROUPS.includes('scan'),
+          ),
+        ]
+      : []),
     ...(options.extraCollectors ?? []),
   ]
   const runner = new CollectorRunner(collectors, logger)

@@ -5,34 +5,12 @@
  * other per-bucket families (usage-series.ts), from the same record.
  */
 
+import { AGE_LABEL_HELP as AGE, AGE_BANDS } from '../figures/age/bands.js'
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import { AGE_BANDS } from '../record/age-bands.js'
 import type { BucketUsage } from '../sources/types.js'
 
-/** What the `age` label's values mean, said once in every help text that has one. */
-const AGE =
-  'age: lt_1d under a day, lt_7d 1 to 7 days, lt_30d, lt_90d, lt_180d, lt_365d, gte_365d a year or more, at the scan start'
-
 export const usageAgeFamilies = describe('usage', {
-  bucket_age_bytes: family(
-    'gauge',
-    ['bucket', 'age'],
-    `Bytes of current objects by last-modified age band (fs: mtime; s3: LastModified from the listing; ${AGE}).`,
-    'age',
-  ),
-  bucket_age_objects: family(
-    'gauge',
-    ['bucket', 'age'],
-    `Current objects by last-modified age band (fs: mtime; s3: LastModified from the listing; ${AGE}).`,
-    'age',
-  ),
-  bucket_storage_class_age_bytes: family(
-    'gauge',
-    ['bucket', 'storage_class', 'age'],
-    `Bytes of current objects by storage class and last-modified age band (s3: from the listing; ${AGE}).`,
-    'age',
-  ),
   bucket_noncurrent_age_bytes: family(
     'gauge',
     ['bucket', 'age'],
@@ -82,17 +60,6 @@ type Sink = MetricSink<typeof usageAgeFamilies>
 /** One bucket's age and hidden-bytes series, those its source measured. */
 export function writeBucketAgeSeries(out: Sink, name: string, usage: BucketUsage): void {
   const bucket = { bucket: name }
-  writeBands(out, 'bucket_age_bytes', name, usage.ageBytes)
-  writeBands(out, 'bucket_age_objects', name, usage.ageObjects)
-  for (const [storageClass, counts] of Object.entries(usage.storageClassAgeBytes ?? {})) {
-    AGE_BANDS.forEach(({ name: age }, slot) => {
-      out.set(
-        'bucket_storage_class_age_bytes',
-        { bucket: name, storage_class: storageClass, age },
-        counts[slot] ?? 0,
-      )
-    })
-  }
   const versions = usage.versions
   writeBands(out, 'bucket_noncurrent_age_bytes', name, versions?.noncurrentAgeBytes)
   writeBands(out, 'bucket_noncurrent_age_versions', name, versions?.noncurrentAgeVersions)
@@ -109,11 +76,7 @@ export function writeBucketAgeSeries(out: Sink, name: string, usage: BucketUsage
   }
 }
 
-type BandFamily =
-  | 'bucket_age_bytes'
-  | 'bucket_age_objects'
-  | 'bucket_noncurrent_age_bytes'
-  | 'bucket_noncurrent_age_versions'
+type BandFamily = 'bucket_noncurrent_age_bytes' | 'bucket_noncurrent_age_versions'
 
 /** Every band, zeros included, so a band that empties shows 0 rather than vanishing. */
 function writeBands(out: Sink, key: BandFamily, name: string, counts: readonly number[] | undefined): void {

@@ -1,4 +1,3 @@
-// long: the usage families and their writes from one record; the size-range and histogram writers could move out
 /*
  * The usage collector's families and the code that writes them from a snapshot: used per scrape
  * (the snapshot's age) and per snapshot (everything else, rendered once: usage-render.ts and its
@@ -6,14 +5,10 @@
  */
 
 import { figureFamilies, inFigurePlaces, writeFigures } from '../figures/assemble.js'
+import { forEachMinioSizeRange } from '../figures/sizes/ranges.js'
+import { MINIO_VERSION_RANGES } from '../figures/versions/ranges.js'
 import { describe, family, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import {
-  MINIO_SIZE_AGGREGATE,
-  MINIO_SIZE_RANGES,
-  MINIO_VERSION_RANGES,
-  OBJECT_SIZE_BOUNDS,
-} from '../record/size-ranges.js'
 import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
@@ -93,35 +88,11 @@ const usageFamilies = describe('usage', {
     'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
     'versions',
   ),
-  bucket_objects_size_distribution: family(
-    'gauge',
-    ['bucket', 'range'],
-    'Current objects per MinIO size range (BETWEEN_1024B_AND_1_MB aggregates four others, as in MinIO).',
-    'sizes',
-  ),
   bucket_objects_version_distribution: family(
     'gauge',
     ['bucket', 'range'],
     'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
     'versions',
-  ),
-  bucket_object_size_bytes: family(
-    'gaugehistogram',
-    ['bucket'],
-    'Size of current objects in the bucket, as a gauge histogram (counts go down as objects go; OpenMetrics: gaugehistogram with _gsum/_gcount; text format: histogram; use histogram_quantile); bounds 1 KiB x 4^k up to 256 GiB.',
-    'sizes',
-  ),
-  bucket_largest_object_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Size of the largest current object in the bucket (fs, s3: from the listing; the key is not exported).',
-    'sizes',
-  ),
-  bucket_storage_class_bytes: family(
-    'gauge',
-    ['bucket', 'storage_class'],
-    'Bytes of current objects per storage class, as the store lists them (s3).',
-    'storage_class',
   ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
@@ -266,26 +237,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  if (usage.sizeRanges) writeSizeRanges(out, name, usage.sizeRanges)
-  if (usage.sizeHistogram) {
-    let cumulative = 0
-    const cumulativeCounts = OBJECT_SIZE_BOUNDS.map((_, slot) => {
-      cumulative += usage.sizeHistogram?.[slot] ?? 0
-      return cumulative
-    })
-    out.histogram('bucket_object_size_bytes', bucket, {
-      upperBounds: OBJECT_SIZE_BOUNDS,
-      cumulativeCounts,
-      sum: usage.bytes,
-      count: usage.objects,
-    })
-  }
-  if (usage.largestObjectBytes !== undefined) {
-    out.set('bucket_largest_object_bytes', bucket, usage.largestObjectBytes)
-  }
-  for (const [storageClass, bytes] of Object.entries(usage.storageClassBytes ?? {})) {
-    out.set('bucket_storage_class_bytes', { bucket: name, storage_class: storageClass }, bytes)
-  }
   if (usage.versions) {
     out.set('bucket_usage_versions', bucket, usage.versions.versions)
     out.set('bucket_usage_deletemarkers', bucket, usage.versions.deleteMarkers)
@@ -314,29 +265,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)
   writeFigures(out, name, usage)
-}
-
-function writeSizeRanges(out: Sink, name: string, counts: readonly number[]): void {
-  forEachMinioSizeRange(counts, (range, count) => {
-    out.set('bucket_objects_size_distribution', { bucket: name, range }, count)
-  })
-}
-
-/** MinIO's eleven `range` values and counts, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
-function forEachMinioSizeRange(
-  counts: readonly number[],
-  each: (range: string, count: number) => void,
-): void {
-  MINIO_SIZE_RANGES.forEach(({ name: range }, slot) => {
-    each(range, counts[slot] ?? 0)
-    if (slot === MINIO_SIZE_AGGREGATE.after) {
-      let aggregate = 0
-      for (let member = MINIO_SIZE_AGGREGATE.from; member <= MINIO_SIZE_AGGREGATE.to; member++) {
-        aggregate += counts[member] ?? 0
-      }
-      each(MINIO_SIZE_AGGREGATE.name, aggregate)
-    }
-  })
 }
 
 /** `sum` plus `counts`, slot by slot (a new array when `sum` is undefined). */

@@ -14,6 +14,8 @@ export interface ChangeEvents {
 export interface ChangeEventsWiring {
   /** Whether the scanner measures a bucket (an event for another is refused, `not_scanned`). */
   readonly scanned: (bucket: string) => boolean
+  /** Whether the bucket is in the current figures: its events are counted per bucket too. */
+  readonly measured?: (bucket: string) => boolean
   /** Asks the scanner for a round, `pauseMs` after the last one ended at the soonest. */
   readonly requestRound: (pauseMs: number) => void
   /** Told of each change too, when the scanner keeps dirty key ranges. */
@@ -54,6 +56,7 @@ export function changeEventsOf(
     listener,
     topicArns: topicArnsOf(config),
     scanned: wiring.scanned,
+    ...(wiring.measured ? { measured: wiring.measured } : {}),
     logger,
   })
   return { receiver, close: () => rounds?.close() }

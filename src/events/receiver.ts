@@ -51,6 +51,11 @@ export interface EventReceiverOptions {
   readonly topicArns: readonly string[]
   /** Whether the scanner measures a bucket (BUCKETS, BUCKETS_INCLUDE/EXCLUDE, SHARD). */
   readonly scanned?: (bucket: string) => boolean
+  /**
+   * Whether the bucket is one the exporter measures now (in its current figures): its records are
+   * counted per bucket too. Any other name is a sender's, and counted only in the totals.
+   */
+  readonly measured?: (bucket: string) => boolean
   readonly logger: Logger
 }
 
@@ -141,9 +146,12 @@ export class EventReceiver {
 
   #apply(read: ReadRecords | 'malformed' | 'too_many_records'): Answer {
     if (typeof read === 'string') return this.refuse(read)
-    const { listener, scanned, logger } = this.#options
+    const { listener, scanned, measured, logger } = this.#options
     this.counters.received(read.received)
     for (const [reason, count] of read.refused) this.counters.refused(reason, count)
+    const ofMeasured = (bucket: string) => (scanned?.(bucket) ?? true) && (measured?.(bucket) ?? false)
+    for (const { bucket, reason } of read.refusedIn)
+      if (ofMeasured(bucket)) this.counters.inBucket(bucket, reason)
     let applied = 0
     for (const change of read.changes) {
       if (scanned && !scanned(change.bucket)) {
@@ -158,6 +166,7 @@ export class EventReceiver {
         continue
       }
       this.counters.applied()
+      if (ofMeasured(change.bucket)) this.counters.inBucket(change.bucket, 'applied')
       applied += 1
     }
     // Counted above, record by record: a document of nothing but broken records is a sender's bug.

@@ -11,6 +11,8 @@ const MAX_KEY_BYTES = 1024
 export interface ReadRecords {
   readonly changes: ObjectChange[]
   readonly refused: Map<RefusalReason, number>
+  /** Of those refused, the ones whose bucket name could be read: for the per-bucket counts. */
+  readonly refusedIn: BucketRefusal[]
   /** Records the delivery held (changes and refusals). */
   readonly received: number
 }
@@ -45,8 +47,14 @@ function changeName(eventName: unknown): string | undefined {
   return CHANGES.test(name) ? name : 'other'
 }
 
-/** One record read, or why it is refused. */
-function readRecord(record: unknown): ObjectChange | RefusalReason {
+/** A record refused that names a bucket (a well-formed name: the key or the event is what is wrong). */
+interface BucketRefusal {
+  readonly bucket: string
+  readonly reason: RefusalReason
+}
+
+/** One record read, or why it is refused (with its bucket when that could be read). */
+function readRecord(record: unknown): ObjectChange | RefusalReason | BucketRefusal {
   if (!isObject(record)) return 'invalid_record'
   const name = changeName(record.eventName)
   if (name === undefined) return 'invalid_record'
@@ -56,10 +64,10 @@ function readRecord(record: unknown): ObjectChange | RefusalReason {
   const encodedKey = s3.object.key
   if (typeof bucket !== 'string' || bucket === '' || bucket.length > MAX_BUCKET_LENGTH)
     return 'invalid_record'
-  if (typeof encodedKey !== 'string' || encodedKey === '') return 'invalid_record'
+  if (typeof encodedKey !== 'string' || encodedKey === '') return { bucket, reason: 'invalid_record' }
   const key = decodedKey(encodedKey)
-  if (key === undefined || Buffer.byteLength(key) > MAX_KEY_BYTES) return 'invalid_record'
-  if (name === 'other') return 'not_a_change'
+  if (key === undefined || Buffer.byteLength(key) > MAX_KEY_BYTES) return { bucket, reason: 'invalid_record' }
+  if (name === 'other') return { bucket, reason: 'not_a_change' }
   const { size, sequencer } = s3.object
   return {
     bucket,
@@ -79,16 +87,21 @@ function readRecord(record: unknown): ObjectChange | RefusalReason {
 export function readRecords(document: unknown): ReadRecords | 'malformed' | 'too_many_records' {
   if (!isObject(document)) return 'malformed'
   if (document.Records === undefined && document.Event === 's3:TestEvent')
-    return { changes: [], refused: new Map(), received: 0 }
+    return { changes: [], refused: new Map(), refusedIn: [], received: 0 }
   const records = document.Records
   if (!Array.isArray(records)) return 'malformed'
   if (records.length > MAX_RECORDS_PER_DELIVERY) return 'too_many_records'
   const changes: ObjectChange[] = []
   const refused = new Map<RefusalReason, number>()
+  const refusedIn: BucketRefusal[] = []
   for (const record of records) {
     const read = readRecord(record)
     if (typeof read === 'string') refused.set(read, (refused.get(read) ?? 0) + 1)
-    else changes.push(read)
+    else if ('key' in read) changes.push(read)
+    else {
+      refused.set(read.reason, (refused.get(read.reason) ?? 0) + 1)
+      refusedIn.push(read)
+    }
   }
-  return { changes, refused, received: records.length }
+  return { changes, refused, refusedIn, received: records.length }
 }

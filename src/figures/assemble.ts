@@ -6,11 +6,13 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { type Families, unionOf } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
+import type { Frozen } from './deep-readonly.js'
 import { FIGURES } from './list.js'
 import type {
   AnyFigure,
   Combination,
   FigureFold,
+  Place,
   RecordParts,
   RecordTotals,
   UsageFoldOptions,
@@ -28,7 +30,7 @@ export type FigureProperties = Every<ReturnType<Listed['record']>>
 /** The families of every listed figure. */
 export type FigureFamilies = Every<Listed['families']>
 /** The listed figures' values, as a record holds them. */
-export type FigureValues = Partial<Static<TObject<FigureProperties & Record<never, never>>>>
+export type FigureValues = Frozen<Partial<Static<TObject<FigureProperties & Record<never, never>>>>>
 
 const LISTED: readonly AnyFigure[] = FIGURES
 
@@ -76,7 +78,7 @@ export function mergedFigures(
 }
 
 /** The first invariant of a listed figure a stored record breaks, or undefined. */
-export function figureInvariantProblem(record: RecordTotals & FigureValues): string | undefined {
+export function figureInvariantProblem(record: RecordTotals & Frozen<FigureValues>): string | undefined {
   for (const figure of LISTED) {
     const problem = figure.invariant?.(record, record)
     if (problem !== undefined) return problem
@@ -96,10 +98,11 @@ export const figureFamilies = unionOf(
  */
 export function inFigurePlaces<F extends Families>(families: F): F {
   let names = Object.keys(families)
-  for (const figure of LISTED) {
-    if (figure.keepsPlace === undefined) continue
-    names = placedBefore(names, Object.keys(figure.families as Families), figure.keepsPlace.family)
-  }
+  for (const { figure, place } of placesInOrder(
+    (figure) => Object.keys(figure.families as Families),
+    'family',
+  ))
+    names = placed(names, Object.keys(figure.families as Families), place)
   return Object.fromEntries(names.map((name) => [name, families[name]])) as F
 }
 
@@ -110,11 +113,49 @@ export function inFigurePlaces<F extends Families>(families: F): F {
  */
 export function inPropertyPlaces<T extends { readonly path: string }>(entries: readonly T[]): T[] {
   let paths = [...new Set(entries.map(({ path }) => path))]
-  for (const figure of LISTED) {
-    if (figure.keepsPlace === undefined) continue
-    paths = placedBefore(paths, Object.keys(figure.combine), figure.keepsPlace.property)
-  }
+  for (const { figure, place } of placesInOrder((figure) => Object.keys(figure.combine), 'property'))
+    paths = placed(paths, Object.keys(figure.combine), place)
   return paths.flatMap((path) => entries.filter((entry) => entry.path === path))
+}
+
+/**
+ * The figures that keep a place, each after those whose names its place names (quota's families
+ * go before the sizes', which go before the times'): a name is placed once it is in its own place.
+ */
+function placesInOrder(
+  namesOf: (figure: AnyFigure) => readonly string[],
+  kind: 'family' | 'property',
+): { figure: AnyFigure; place: Place }[] {
+  const pending = LISTED.flatMap((figure) =>
+    figure.keepsPlace ? [{ figure, place: figure.keepsPlace[kind] as Place }] : [],
+  )
+  const ordered: { figure: AnyFigure; place: Place }[] = []
+  while (pending.length > 0) {
+    const ready = pending.findIndex(({ figure, place }) => {
+      const anchors = typeof place === 'string' ? [place] : Object.values(place)
+      return !pending.some(
+        (other) => other.figure !== figure && namesOf(other.figure).some((name) => anchors.includes(name)),
+      )
+    })
+    if (ready < 0) throw new Error(`figures keep places before each other's ${kind} names in a circle`)
+    ordered.push(...pending.splice(ready, 1))
+  }
+  return ordered
+}
+
+/** `order` with `moved` put back where `place` says: all before one name, or each before its own. */
+function placed(order: readonly string[], moved: readonly string[], place: Place): string[] {
+  if (typeof place === 'string') return placedBefore(order, moved, place)
+  let out = [...order]
+  for (const anchor of new Set(moved.map((name) => place[name]))) {
+    if (anchor === undefined) throw new Error(`a figure keeps the place of only some of ${moved.join(', ')}`)
+    out = placedBefore(
+      out,
+      moved.filter((name) => place[name] === anchor),
+      anchor,
+    )
+  }
+  return out
 }
 
 /** `order` with `moved` (those of them it holds) taken out and put back before `anchor`. */
@@ -128,6 +169,10 @@ function placedBefore(order: readonly string[], moved: readonly string[], anchor
 }
 
 /** Writes every listed figure's families from a bucket's record. */
-export function writeFigures(out: MetricSink<Families>, bucket: string, usage: FigureValues): void {
-  for (const figure of LISTED) figure.write(out, bucket, usage)
+export function writeFigures(
+  out: MetricSink<Families>,
+  bucket: string,
+  usage: RecordTotals & Frozen<FigureValues>,
+): void {
+  for (const figure of LISTED) figure.write(out, bucket, usage, usage)
 }

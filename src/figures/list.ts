@@ -4,11 +4,22 @@
  * fold, how records combine and the usage families are assembled from this list (assemble.ts);
  * the record's first figures (bucket-usage-schema.ts and the fold in bucket-usage.ts) predate it.
  */
+import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
 import { inventory } from './inventory/index.js'
 import { quota } from './quota/index.js'
+import { sizes } from './sizes/index.js'
+import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [emptyObjects, quota, times, inventory] as const satisfies readonly AnyFigure[]
+export const FIGURES = [
+  emptyObjects,
+  quota,
+  times,
+  inventory,
+  sizes,
+  storageClass,
+  age,
+] as const satisfies readonly AnyFigure[]

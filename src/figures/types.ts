@@ -18,6 +18,7 @@ import type {
 } from '@sinclair/typebox'
 import type { Families } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
+import type { Frozen } from './deep-readonly.js'
 
 /**
  * One current object of a listing, as every listing source gives it to the fold (s3's listing,
@@ -78,26 +79,41 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly name: string
   /** Its properties of the bucket's record (BucketUsage), with their bounds. */
   readonly record: (parts: RecordParts) => P
-  /** Its step of the fold of a listing: one per bucket measured; absent for a figure no listing gives. */
-  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>>
+  /**
+   * Its step of the fold of a listing: one per bucket measured (undefined when `options` ask none
+   * of its figures: the objects are not handed to it); absent for a figure no listing gives.
+   */
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>> | undefined
   /** How each of its properties combines (a complete table: the compiler checks every one is there). */
   readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
-  readonly invariant?: (values: Partial<Static<TObject<P>>>, record: RecordTotals) => string | undefined
+  readonly invariant?: (
+    values: Frozen<Partial<Static<TObject<P>>>>,
+    record: RecordTotals,
+  ) => string | undefined
   /** Every property with a value, as a source that gives all of them would: the docs count series with it. */
   readonly example: Required<Static<TObject<P>>>
   /** Its per-bucket families (each with its BUCKET_METRICS group). */
   readonly families: F
-  /** Writes its families from a bucket's record (the `_other` row's too). */
-  readonly write: (out: MetricSink<F>, bucket: string, values: Partial<Static<TObject<P>>>) => void
+  /** Writes its families from a bucket's record (the `_other` row's too), whose totals it may read. */
+  readonly write: (
+    out: MetricSink<F>,
+    bucket: string,
+    values: Frozen<Partial<Static<TObject<P>>>>,
+    record: RecordTotals,
+  ) => void
   /**
    * A figure of the record's first ones, moved into a folder, keeps its place: its families go
    * before `family` in the exposition (and docs/metrics.md), its properties before `property` in
-   * docs/cardinality.md's lists, so the output is the same as before the move. A new figure has
-   * none: it goes last.
+   * docs/cardinality.md's lists, so the output is the same as before the move. Where they stood
+   * apart, each names its own: `{ [family or property]: before }`. A new figure has none: it goes
+   * last.
    */
-  readonly keepsPlace?: { readonly family: string; readonly property: string }
+  readonly keepsPlace?: { readonly family: Place; readonly property: Place }
 }
+
+/** Before which name a figure's names go: one for all of them, or one each. */
+export type Place = string | Readonly<Record<string, string>>
 
 /** What every record holds, which a figure's invariant may compare with. */
 export interface RecordTotals {

@@ -5,14 +5,13 @@
  * folder (src/figures/), spread in here. Apart from the fold in
  * bucket-usage.ts, which the fs walk's threads load without TypeBox.
  */
-import { type TSchema, Type } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
+import { AGE_BANDS } from '../figures/age/bands.js'
 import { figureProperties } from '../figures/assemble.js'
-import { AGE_BANDS } from './age-bands.js'
+import { MINIO_VERSION_RANGES } from '../figures/versions/ranges.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from './size-ranges.js'
-import { MAX_STORAGE_CLASSES, STORAGE_CLASS_PATTERN } from './storage-classes.js'
 import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
@@ -42,17 +41,6 @@ const PrefixFiguresSchema = Type.Object({
 const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
 /** One count per AGE_BANDS band, youngest first. */
 const AgeCounts = Counts(AGE_BANDS.length)
-/**
- * A figure per storage class: names as storageClassName keeps them, at most MAX_STORAGE_CLASSES and
- * `_other`. additionalProperties false: without it a key the pattern misses (one with a newline)
- * would pass with its value unchecked.
- */
-const StorageClassMap = <T extends TSchema>(figure: T) =>
-  Type.Record(Type.String({ pattern: STORAGE_CLASS_PATTERN }), figure, {
-    additionalProperties: false,
-    maxProperties: MAX_STORAGE_CLASSES + 1,
-  })
-
 export const VersionUsageSchema = Type.Object({
   /** Every version, delete markers included (MinIO's definition of the version total). */
   versions: Count,
@@ -86,29 +74,13 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last; the quota is one). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota and the sizes are ones). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
   /** Bytes of current objects (the latest version of each key, delete markers excluded). */
   bytes: Count,
   objects: Count,
-  /**
-   * Current objects per OBJECT_SIZE_BOUNDS slot (not cumulative); one count more than there are
-   * bounds, the last for sizes above the largest bound (+Inf). Its sum is `bytes`.
-   */
-  sizeHistogram: Type.Optional(Counts(OBJECT_SIZE_BOUNDS.length + 1)),
-  /** Current objects per MINIO_SIZE_RANGES entry (disjoint ranges, MinIO's aggregate not included). */
-  sizeRanges: Type.Optional(Counts(MINIO_SIZE_RANGES.length)),
-  /** Size of the largest current object (its key is never kept: it would be an unbounded label). */
-  largestObjectBytes: Type.Optional(Count),
-  /** Bytes and current objects per AGE_BANDS band of their last-modified time, at the scan's start. */
-  ageBytes: Type.Optional(AgeCounts),
-  ageObjects: Type.Optional(AgeCounts),
-  /** Bytes of current objects per storage class (storage-classes.ts: the names and their bound). */
-  storageClassBytes: Type.Optional(StorageClassMap(Count)),
-  /** Bytes of current objects per storage class and AGE_BANDS band. */
-  storageClassAgeBytes: Type.Optional(StorageClassMap(AgeCounts)),
   /** Present when versions were listed (SCAN_VERSIONS and a store that supports it). */
   versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */

@@ -8,21 +8,13 @@
  * 200,000 files).
  */
 import type { Static } from '@sinclair/typebox'
+import { AgeFold, ageSlot } from '../figures/age/bands.js'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
+import type { Frozen } from '../figures/deep-readonly.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
-import { AgeFold, ageCounts, ageSlot } from './age-bands.js'
+import { MINIO_VERSION_RANGES, minioVersionSlot } from '../figures/versions/ranges.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
-import type { Frozen } from './deep-readonly.js'
 import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
-import {
-  MINIO_SIZE_RANGES,
-  MINIO_VERSION_RANGES,
-  minioSizeSlot,
-  minioVersionSlot,
-  OBJECT_SIZE_BOUNDS,
-  sizeBoundSlot,
-} from './size-ranges.js'
-import { classKey } from './storage-classes.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = Frozen<Static<typeof VersionUsageSchema>>
@@ -74,28 +66,16 @@ export type { ListedObject, UsageFoldOptions }
 export class UsageAccumulator {
   #bytes = 0
   #objects = 0
-  readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
-  readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
-  #largestBytes = 0
-  readonly #storageClassBytes: Map<string, number> | undefined
-  readonly #nowMs: number
-  readonly #ages: AgeFold | undefined
-  readonly #storageClassAges: Map<string, number[]> | undefined
   readonly #prefixes: PrefixSketch | undefined
   readonly #figures: readonly FigureFold<FigureValues>[]
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
    * the scan's start, which ages are measured against; `ages`: whether to fold age bands (the
-   * `age` group; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are measured (each add()
-   * then names its prefix).
+   * `age` group, src/figures/age/; default true); `prefixTopK`: PREFIX_TOP_K when prefixes are
+   * measured (each add() then names its prefix).
    */
   constructor(options: UsageFoldOptions) {
-    const ages = options.ages ?? true
-    this.#storageClassBytes = options.storageClasses ? new Map() : undefined
-    this.#storageClassAges = options.storageClasses && ages ? new Map() : undefined
-    this.#ages = ages ? new AgeFold() : undefined
-    this.#nowMs = options.nowMs
     this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
     this.#figures = figureFolds(options)
   }
@@ -115,26 +95,11 @@ export class UsageAccumulator {
    * of its prefix when prefixes are measured); nothing of it is kept.
    */
   add(object: ListedObject): void {
-    const { size, modifiedMs, storageClass, prefix } = object
+    const { size, prefix } = object
     checkedSize(size)
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
     this.#objects++
-    if (size > this.#largestBytes) this.#largestBytes = size
-    ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
-    ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
-    const age = this.#ages ? ageSlot(this.#nowMs, modifiedMs) : 0
-    this.#ages?.add(age, size)
-    if (this.#storageClassBytes) {
-      // S3 leaves StorageClass out for the default class in some stores; AWS calls that STANDARD.
-      const key = classKey(this.#storageClassBytes, storageClass || 'STANDARD')
-      this.#storageClassBytes.set(key, (this.#storageClassBytes.get(key) ?? 0) + size)
-      if (this.#storageClassAges) {
-        const ages = this.#storageClassAges.get(key) ?? ageCounts()
-        ;(ages[age] as number) += size
-        this.#storageClassAges.set(key, ages)
-      }
-    }
     if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
     for (const figure of this.#figures) figure.add(object)
   }
@@ -149,17 +114,9 @@ export class UsageAccumulator {
 
   finish(): BucketUsage {
     const figures: FigureValues = Object.assign({}, ...this.#figures.map((figure) => figure.finish()))
-    // The largest object is given with the times (src/figures/times/): when an object was dated.
-    const hasObjects = this.#objects > 0 && figures.newestModifiedSeconds !== undefined
     return {
       bytes: this.#bytes,
       objects: this.#objects,
-      sizeHistogram: [...this.#sizeHistogram],
-      sizeRanges: [...this.#sizeRanges],
-      ...(hasObjects ? { largestObjectBytes: this.#largestBytes } : {}),
-      ...(this.#ages ? { ageBytes: [...this.#ages.bytes], ageObjects: [...this.#ages.counts] } : {}),
-      ...(this.#storageClassBytes ? { storageClassBytes: Object.fromEntries(this.#storageClassBytes) } : {}),
-      ...(this.#storageClassAges ? { storageClassAgeBytes: Object.fromEntries(this.#storageClassAges) } : {}),
       // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
       ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
       ...figures,

@@ -18,7 +18,7 @@
  * one side is given that side's `errorBytes`, the largest `capacity` are kept.
  */
 import type { PrefixSettings } from '../config/env/prefixes.js'
-import { copyOutOfPage } from './copy-out-of-page.js'
+import { copyOutOfPage } from '../figures/copy-out-of-page.js'
 
 export type { PrefixSettings }
 

@@ -1,3 +1,4 @@
+import { sumProblem } from '../figures/adds-up.js'
 import { figureInvariantProblem } from '../figures/assemble.js'
 import type { BucketUsage } from './bucket-usage.js'
 
@@ -15,28 +16,7 @@ import type { BucketUsage } from './bucket-usage.js'
 export function usageInvariantProblem(usage: BucketUsage): string | undefined {
   const { bytes, objects } = usage
   if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
-  const largest = usage.largestObjectBytes
-  if (largest !== undefined) {
-    if (largest > bytes)
-      return `/usage: the largest object (${largest} bytes) is larger than the bucket (${bytes})`
-    if (objects * largest < bytes)
-      return `/usage: ${objects} objects of at most ${largest} bytes cannot hold ${bytes} bytes`
-  }
-  return (
-    sumProblem(usage.sizeHistogram, objects, 'sizeHistogram', 'objects') ??
-    sumProblem(usage.sizeRanges, objects, 'sizeRanges', 'objects') ??
-    sumProblem(usage.ageObjects, objects, 'ageObjects', 'objects') ??
-    sumProblem(usage.ageBytes, bytes, 'ageBytes', 'bytes') ??
-    sumProblem(
-      usage.storageClassBytes && Object.values(usage.storageClassBytes),
-      bytes,
-      'storageClassBytes',
-      'bytes',
-    ) ??
-    versionProblem(usage.versions) ??
-    multipartProblem(usage.multipart) ??
-    figureInvariantProblem(usage)
-  )
+  return figureInvariantProblem(usage) ?? versionProblem(usage.versions) ?? multipartProblem(usage.multipart)
 }
 
 function versionProblem(versions: BucketUsage['versions']): string | undefined {
@@ -59,17 +39,4 @@ function multipartProblem(multipart: BucketUsage['multipart']): string | undefin
   if (staleBytes !== undefined && bytes !== undefined && staleBytes > bytes)
     return `/usage/multipart: stale uploads' ${staleBytes} bytes are more than all uploads' ${bytes}`
   return undefined
-}
-
-/** A distribution whose slots do not add up to the figure they split. */
-function sumProblem(
-  slots: readonly number[] | undefined,
-  total: number,
-  name: string,
-  totalName: string,
-): string | undefined {
-  if (slots === undefined) return undefined
-  let sum = 0
-  for (const slot of slots) sum += slot
-  return sum === total ? undefined : `/usage/${name} adds up to ${sum}, not ${totalName} ${total}`
 }

@@ -16,7 +16,7 @@
  * Prometheus, as any restarted exporter's counters).
  */
 import { type Static, Type } from '@sinclair/typebox'
-import type { Frozen } from './deep-readonly.js'
+import type { Frozen } from '../figures/deep-readonly.js'
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 

@@ -9,9 +9,9 @@
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
 import { FIGURE_COMBINATIONS, inPropertyPlaces, mergedFigures } from '../figures/assemble.js'
+import { classKey } from '../figures/storage-class/names.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
-import { classKey } from './storage-classes.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -27,12 +27,6 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   inPropertyPlaces([
     { path: 'bytes', says: 'bytes' },
     { path: 'objects', says: 'objects' },
-    { path: 'sizeHistogram', says: 'the size histogram (buckets, `_sum`, `_count`)' },
-    { path: 'sizeRanges', says: 'the size distribution' },
-    { path: 'ageBytes', says: 'bytes and objects per age band' },
-    { path: 'ageObjects', says: 'bytes and objects per age band' },
-    { path: 'storageClassBytes', says: 'bytes per storage class' },
-    { path: 'storageClassAgeBytes', says: 'bytes per storage class and age band' },
     { path: 'versions.versions', says: 'versions' },
     { path: 'versions.deleteMarkers', says: 'delete markers' },
     { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },
@@ -60,7 +54,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly says: string
   readonly parts: string
 }[] = inPropertyPlaces([
-  { path: 'largestObjectBytes', says: 'the largest object', parts: 'the larger' },
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
   {
     path: 'prefixes',
@@ -136,13 +129,11 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.bytes, 'bytes')
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
-  const largest = maxDefined(a.largestObjectBytes, b.largestObjectBytes)
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
   const prefixes =
     a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   return {
     ...summed,
-    ...(largest !== undefined ? { largestObjectBytes: largest } : {}),
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
@@ -154,10 +145,6 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     // The figures of src/figures/ that do not add up, as each says.
     ...mergedFigures(a, b),
   }
-}
-
-function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.max(a, b)
 }
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {

@@ -60,7 +60,7 @@ export function rangeSummary(ranges: BucketRanges): RangeSummary {
  * What scrapes serve: the result of the last completed scan (or the state file), immutable and
  * replaced whole, never edited in place, so a scrape that runs during a scan reads a consistent
  * view and anything derived from a snapshot (a rendered exposition) can be cached by identity.
- * Immutable by type (readonly all the way down, deep-readonly.ts), not by Object.freeze: freezing every
+ * Immutable by type (readonly all the way down, src/figures/deep-readonly.ts), not by Object.freeze: freezing every
  * record cost some 300 ms of CPU at 100,000 buckets on each load and publication, and a frozen
  * array of large counts is rewritten as one boxed number per element, more for every collection
  * to copy and mark. The tests hand the code frozen snapshots (test/support/deep-freeze.ts), so a

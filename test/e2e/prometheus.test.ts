@@ -61,7 +61,7 @@ const NAMESPACE = 'objstore'
  * per-range subtotals of buckets of a million objects (incremental-scans-s3rver, -rgw) and S3
  * Inventory reports (inventory-s3rver, -rgw).
  */
-const ELSEWHERE = ['events_', 'bucket_ranges', 'bucket_inventory_']
+const ELSEWHERE = ['events_', 'bucket_events_', 'bucket_ranges', 'bucket_inventory_']
 // config/alerts.yml watches no bucket for backup freshness until the user opts one in.
 const BACKUP_THRESHOLDS = join(REPO_ROOT, 'test/fixtures/backup-thresholds.yml')
 const dashboard: unknown = e2eDashboard()

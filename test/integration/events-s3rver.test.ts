@@ -8,6 +8,7 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3'
+import { EventForwarder } from '../support/event-forwarding.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { sampleValue } from '../support/exposition.js'
 import { assertSameMeasure } from '../support/listing-comparison.js'
@@ -27,26 +28,10 @@ const MIB = 1024 * 1024
 
 let s3: S3rverProcess
 let exporter: RunningExporter | undefined
-/** Deliveries in order, one at a time, with their answers. */
-let forwarding: Promise<void> = Promise.resolve()
-const answers: number[] = []
-
-function forward(event: unknown): void {
-  const target = exporter
-  if (!target) return // events of the fixtures written before the exporter started
-  forwarding = forwarding.then(async () => {
-    const response = await fetch(`${target.baseUrl}/events?token=${TOKEN}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(event),
-    })
-    await response.arrayBuffer()
-    answers.push(response.status)
-  })
-}
+const events = new EventForwarder(TOKEN)
 
 before(async () => {
-  s3 = await startS3rver({ onEvent: forward })
+  s3 = await startS3rver({ onEvent: events.forward })
   await fillBucket(s3.client, 'photos', [
     { key: 'keep.jpg', size: 1_000 },
     { key: 'overwrite.jpg', size: 2_000 },
@@ -84,6 +69,7 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   const env = { ...s3.exporterEnv, BUCKET_METRICS: 'all', SCAN_INTERVAL_SECONDS: '3600' }
   const running = await startExporter({ ...env, EVENTS_AUTH_TOKEN: TOKEN, EVENTS_DEBOUNCE_SECONDS: '0.2' })
   exporter = running
+  events.target = running.baseUrl
   const { scanner } = running.exporter
   await waitFor('the first round to end', () => scanner.nextScanAtMs !== undefined)
   const firstRound = scanner.snapshot
@@ -99,9 +85,8 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   )
   await multipartPut('ledger', 'archive.tar')
   const sent = 5
-  await waitFor('the events delivered', () => answers.length === sent)
-  await forwarding
-  assert.deepEqual(answers, [200, 200, 200, 200, 200])
+  await waitFor('the events delivered', () => events.answers.length === sent)
+  assert.deepEqual(events.answers, [200, 200, 200, 200, 200])
   // Events during a round make one more round after it: wait for the figures to show the last
   // change and the schedule to be back to the hour (no round running or asked for).
   const ledgerBytes = 500 + 1_000 + 5 * MIB + 1_234
@@ -118,6 +103,14 @@ test('puts, an overwrite, a delete, a copy and a multipart completion: figures f
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_received_total'), sent)
   assert.equal(sampleValue(withEvents.scrape, 'objstore_events_applied_total'), sent)
   assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_usage_objects', { bucket: 'photos' }), 3)
+  // Per bucket: photos had a put, an overwrite and a delete; ledger a copy and a multipart completion.
+  for (const [bucket, count] of [
+    ['photos', 3],
+    ['ledger', 2],
+  ] as const) {
+    assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_events_received_total', { bucket }), count)
+    assert.equal(sampleValue(withEvents.scrape, 'objstore_bucket_events_applied_total', { bucket }), count)
+  }
 
   // A fresh exporter without events lists everything once: the same figures, family by family.
   const fresh = await startExporter(env)

@@ -8,7 +8,9 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3'
 import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { EventForwarder } from '../support/event-forwarding.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
+import { sampleValue } from '../support/exposition.js'
 import { assertSameMeasure } from '../support/listing-comparison.js'
 import { type S3Gate, startS3Gate } from '../support/s3-gate.js'
 import {
@@ -19,18 +21,23 @@ import {
   startS3rver,
 } from '../support/s3rver.js'
 import { scratchFolder } from '../support/scratch.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * Incremental scans (issue 25) on a real S3 server: a bucket above SCAN_SUBTOTALS_MIN_OBJECTS keeps
  * per-range subtotals; after puts, overwrites, deletes and a multipart completion, with the changed
  * keys marked (the real DirtyRanges, through the scanner's keyChanges), the round that lists the
  * dirty ranges again measures what a full listing does (an exporter with SCAN_FULL_EVERY=1 on the
- * same bucket: every record field, every family), for fewer listing requests; with no mark at all,
+ * same bucket: every record field, every family), for fewer listing requests. The marks come from
+ * the scanner's keyChanges directly, or from s3rver's own change events forwarded to POST /events
+ * (only the dirty ranges listed again); with no mark at all,
  * the figures are exact again within SCAN_FULL_EVERY rounds.
  */
 
 let s3: S3rverProcess
 let gate: S3Gate
+const EVENTS_TOKEN = 'incremental-events-token-8d2f4a61'
+const events = new EventForwarder(EVENTS_TOKEN)
 
 const sizeOf = (index: number) => (index % 97 === 0 ? 1_200_000 + index : (index * 37) % 5_000)
 const KEYS: ObjectSpec[] = Array.from({ length: 4_000 }, (_, index) => ({
@@ -39,8 +46,9 @@ const KEYS: ObjectSpec[] = Array.from({ length: 4_000 }, (_, index) => ({
 }))
 
 before(async () => {
-  s3 = await startS3rver()
+  s3 = await startS3rver({ onEvent: events.forward })
   await fillBucket(s3.client, 'marked', KEYS)
+  await fillBucket(s3.client, 'evented', KEYS)
   await fillBucket(s3.client, 'rotated', KEYS)
   await fillBucket(s3.client, 'restarted', KEYS)
   gate = await startS3Gate(s3.port)
@@ -172,6 +180,44 @@ test('changed keys marked: the dirty ranges listed again give a full listing, fo
     const scrape = await exporter.scrape()
     assert.ok(scrape.samples.some((sample) => sample.name === 'objstore_bucket_ranges_relisted_ratio'))
   } finally {
+    await exporter.close()
+  }
+})
+
+test('change events through POST /events: only the dirty ranges are listed again, and the figures equal a full listing', async (t) => {
+  // No debounce: the events mark ranges and the test runs the round.
+  const exporter = await startIncremental('evented', 1000, { EVENTS_AUTH_TOKEN: EVENTS_TOKEN })
+  try {
+    await exporter.exporter.scanner.firstSnapshot()
+    const first = await round(exporter, 'evented') // the first ranged pass: every range
+    const ranges = first.snapshot.buckets[0]?.ranges?.ranges ?? 0
+    events.target = exporter.baseUrl
+    const changed = await change('evented', 'e')
+    // s3rver: a Put per put and overwrite, a Delete, a Post for the multipart completion.
+    await waitFor('the events applied', async () => {
+      await events.settled()
+      return sampleValue(await exporter.scrape(), 'objstore_events_applied_total') === changed.length
+    })
+    assert.ok(
+      events.answers.every((status) => status === 200),
+      `answers ${events.answers.join()}`,
+    )
+    const after = await round(exporter, 'evented')
+    const summary = after.snapshot.buckets[0]?.ranges
+    assert.ok(summary && summary.relistedRatio < 0.6, `share listed again ${summary?.relistedRatio}`)
+    assert.ok(after.pages > 0 && after.pages < first.pages, `${after.pages} pages against ${first.pages}`)
+    assert.ok(after.pages <= 3, `${after.pages} pages for changes within 300 keys of ${ranges} ranges`)
+    t.diagnostic(
+      `${after.pages} of ${first.pages} pages listed again; ${ranges} ranges; share ${summary.relistedRatio}`,
+    )
+    assertSameMeasure(await fullListing('evented'), {
+      snapshot: after.snapshot,
+      scrape: await exporter.scrape(),
+    })
+    const quiet = await round(exporter, 'evented')
+    assert.equal(quiet.pages, 0, 'the marks were taken: the round after lists nothing')
+  } finally {
+    events.target = undefined
     await exporter.close()
   }
 })

@@ -33,9 +33,11 @@ const ABOUT_THE_SCAN = new Set([
   'objstore_bucket_ranges_oldest_listed_timestamp_seconds',
 ])
 
-/** What only an exporter with change events on has: the events' families and collector. */
+/** What only an exporter with change events on has: the events' families (total and per bucket) and collector. */
 const aboutEvents = (sample: ParsedExposition['samples'][number]) =>
-  sample.name.startsWith('objstore_events_') || sample.labels.collector === 'events'
+  sample.name.startsWith('objstore_events_') ||
+  sample.name.startsWith('objstore_bucket_events_') ||
+  sample.labels.collector === 'events'
 
 /** Every usage sample of a scrape but those about the scan (and change events), as sorted lines. */
 export function usageLines(scrape: ParsedExposition): string[] {

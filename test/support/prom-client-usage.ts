@@ -5,9 +5,9 @@ import {
   usageCollectorFamilies,
   writeSnapshotSeries,
 } from '../../src/collectors/usage-series.js'
+import { OBJECT_SIZE_BOUNDS } from '../../src/figures/sizes/ranges.js'
 import { exposedFamily, isHistogram } from '../../src/metrics/families.js'
 import type { MetricSink } from '../../src/metrics/metric-set.js'
-import { OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
 import type { ParsedExposition } from './exposition.js'
 import type { GeneratedSnapshot } from './usage-snapshots.js'
 

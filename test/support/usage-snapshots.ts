@@ -1,3 +1,4 @@
+import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import {
   type BucketSettings,
   LIFECYCLE_STATES,
@@ -6,7 +7,6 @@ import {
 } from '../../src/record/bucket-settings.js'
 import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import { ROOT_PREFIX } from '../../src/record/prefix-sketch.js'
-import { MINIO_VERSION_RANGES } from '../../src/record/size-ranges.js'
 import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/sources/types.js'

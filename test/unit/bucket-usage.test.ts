@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { MINIO_SIZE_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/figures/sizes/ranges.js'
+import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/record/bucket-usage.js'
-import { MINIO_SIZE_RANGES, MINIO_VERSION_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/record/size-ranges.js'
 import { mergeUsage } from '../../src/record/usage-sums.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 

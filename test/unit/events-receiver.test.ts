@@ -20,17 +20,30 @@ import { CERT_PATH, SNS_HOST, SnsService, TOPIC_ARN } from '../support/sns-servi
 const fixture = async (name: string) =>
   readFile(new URL(`../fixtures/s3-events/${name}`, import.meta.url), 'utf8')
 
-function receiverOf(options: { scanned?: (bucket: string) => boolean; topics?: string[] } = {}) {
+function receiverOf(
+  options: {
+    scanned?: (bucket: string) => boolean
+    measured?: (bucket: string) => boolean
+    topics?: string[]
+  } = {},
+) {
   const changes: Array<[string, string]> = []
   const log = new CapturedOutput()
   const receiver = new EventReceiver({
     listener: { changed: (bucket, key) => changes.push([bucket, key]) },
     topicArns: options.topics ?? [TOPIC_ARN],
     ...(options.scanned ? { scanned: options.scanned } : {}),
+    ...(options.measured ? { measured: options.measured } : {}),
     logger: pino({ level: 'info' }, log),
   })
   return { receiver, changes, log }
 }
+
+/** A record of the fields the receiver reads, each as given (a test may break any). */
+const record = (eventName: unknown, bucket: unknown, key: unknown) => ({
+  eventName,
+  s3: { bucket: { name: bucket }, object: { key } },
+})
 
 const refused = (receiver: EventReceiver) =>
   Object.fromEntries([...receiver.counters.counts().refused].filter(([, count]) => count > 0))
@@ -94,10 +107,6 @@ test('AWS: a delete carries no size; the key decoded from UTF-8 percent-escapes'
 
 test('refusals: not JSON, no Records, broken records, reads, unscanned buckets, too many records', async () => {
   const { receiver, changes } = receiverOf({ scanned: (bucket) => bucket !== 'private' })
-  const record = (eventName: unknown, bucket: unknown, key: unknown) => ({
-    eventName,
-    s3: { bucket: { name: bucket }, object: { key } },
-  })
   assert.equal((await receiver.receive('{"Records": [')).status, 400)
   assert.equal((await receiver.receive('{"records": []}')).status, 400)
   assert.equal((await receiver.receive('[1, 2]')).status, 400)
@@ -133,6 +142,44 @@ test('refusals: not JSON, no Records, broken records, reads, unscanned buckets, 
     too_many_records: 1,
   })
   assert.equal(receiver.counters.counts().received, 8)
+})
+
+test('per bucket: only buckets measured now are counted by name; any other name only in the totals', async () => {
+  const measuredNow = new Set(['photos', 'ledger'])
+  const { receiver } = receiverOf({
+    scanned: (bucket) => bucket !== 'private',
+    measured: (bucket) => measuredNow.has(bucket),
+  })
+  // A sender with the token names as many buckets as it likes: none of them gets a series.
+  const invented = Array.from({ length: 500 }, (_, index) =>
+    record('ObjectCreated:Put', `made-up-${index}`, 'k'),
+  )
+  // photos: applied twice, a read, a key that does not decode; private: not scanned.
+  const named = [
+    ['ObjectCreated:Put', 'a'],
+    ['ObjectRemoved:Delete', 'b'],
+    ['s3:ObjectAccessed:Get', 'c'],
+    ['ObjectCreated:Put', 'bad%escape'],
+  ].map(([eventName, key]) => record(eventName, 'photos', key))
+  const delivery = { Records: [...named, record('ObjectCreated:Put', 'private', 'd'), ...invented] }
+  assert.equal((await receiver.receive(JSON.stringify(delivery))).status, 200)
+  const counts = receiver.counters.counts()
+  assert.equal(counts.received, 505)
+  assert.equal(counts.applied, 502, 'the made-up buckets match the selection: applied, marking nothing')
+  assert.deepEqual(
+    [...counts.buckets.keys()],
+    ['photos'],
+    'ledger named by no record; the others not measured',
+  )
+  const photos = counts.buckets.get('photos')
+  assert.deepEqual(
+    {
+      received: photos?.received,
+      applied: photos?.applied,
+      refused: Object.fromEntries(photos?.refused ?? []),
+    },
+    { received: 4, applied: 2, refused: { invalid_record: 1, not_a_change: 1 } },
+  )
 })
 
 let sns: SnsService | undefined

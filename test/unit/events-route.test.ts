@@ -81,6 +81,30 @@ test('the token: in the header or the query; missing, wrong or partial is 401, a
   assert.ok(!JSON.stringify(running.logs.lines).includes(TOKEN))
 })
 
+test('per bucket: a measured bucket has its series; names no measured bucket has, however many, have none', async (t) => {
+  const running = await started(t, { EVENTS_AUTH_TOKEN: TOKEN, EVENTS_DEBOUNCE_SECONDS: '0' })
+  await mkdir(join(running.config.DATA_DIR, 'photos'), { recursive: true })
+  await running.exporter.scanner.scanNow()
+  const auth = { authorization: `Bearer ${TOKEN}` }
+  assert.equal(await post(running, '/events', put('photos', 'a'), auth), 200)
+  for (let index = 0; index < 50; index++)
+    assert.equal(await post(running, '/events', put(`invented-${index}`, 'k'), auth), 200)
+  const scrape = await running.scrape()
+  assert.equal(sampleValue(scrape, 'objstore_events_received_total'), 51)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_events_received_total', { bucket: 'photos' }), 1)
+  assert.equal(sampleValue(scrape, 'objstore_bucket_events_applied_total', { bucket: 'photos' }), 1)
+  assert.equal(
+    sampleValue(scrape, 'objstore_bucket_events_refused_total', { bucket: 'photos', reason: 'not_a_change' }),
+    0,
+  )
+  const named = new Set(
+    scrape.samples
+      .filter((sample) => sample.name.startsWith('objstore_bucket_events_'))
+      .map((s) => s.labels.bucket),
+  )
+  assert.deepEqual([...named], ['photos'])
+})
+
 test('bounds: a body over the limit is 413 before it is read whole; the server scrape is unaffected', async (t) => {
   const running = await started(t, { EVENTS_AUTH_TOKEN: TOKEN, EVENTS_DEBOUNCE_SECONDS: '0' })
   const auth = { authorization: `Bearer ${TOKEN}` }

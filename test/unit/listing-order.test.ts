@@ -9,6 +9,7 @@ import {
   probeIgnoresStart,
   StartIgnoredError,
   VersionsOrder,
+  withoutMarkerKey,
 } from '../../src/sources/s3/listing-order.js'
 import type { ListedEntry, ListingPage } from '../../src/sources/s3/listing-xml.js'
 import { listByRanges, type RangedListing } from '../../src/sources/s3/ranged-listing.js'
@@ -95,6 +96,42 @@ test('versions: a key goes on in the next page only with versions not listed, ne
   const honest = new VersionsOrder('ListObjectVersions b', 'k')
   honest.check(versions('l@1*', 'm@5*'))
   honest.check(versions('m@4'))
+})
+
+/** The keys@ids of what `withoutMarkerKey` hands on from `listed`, checked by a VersionsOrder after `marker`. */
+async function afterMarker(marker: string | undefined, ...listed: ListingPage[]): Promise<string[][]> {
+  async function* answered() {
+    yield* listed
+  }
+  const order = new VersionsOrder('ListObjectVersions b', marker)
+  const handed: string[][] = []
+  for await (const page of withoutMarkerKey(answered(), marker)) {
+    order.check(page)
+    handed.push([...page.versions, ...page.deleteMarkers].map((one) => `${one.key}@${one.versionId}`))
+  }
+  return handed
+}
+
+test('versions after a KeyMarker: the entries of the marker key at the head (Ceph RGW) are left out, nothing else', async () => {
+  // RGW answers KeyMarker=k with k's versions first, over pages when it has many.
+  assert.deepEqual(
+    await afterMarker('k', versions('k@3*', 'k@2'), versions('k@1', 'l@1*'), versions('m@1*')),
+    [[], ['l@1'], ['m@1']],
+  )
+  const markers = page({ versions: [entry('l', '1', true)], deleteMarkers: [entry('k', '9', true)] })
+  assert.deepEqual(await afterMarker('k', markers), [['l@1']], 'a delete marker of the key too')
+  // S3's own answer is untouched, and so is a listing from the start.
+  assert.deepEqual(await afterMarker('k', versions('l@1*')), [['l@1']])
+  assert.deepEqual(await afterMarker(undefined, versions('k@1*', 'l@1*')), [['k@1', 'l@1']])
+  // A key before the marker is still a KeyMarker ignored; the marker's key after another, going back.
+  await assert.rejects(
+    afterMarker('k', versions('j@1*', 'k@1*')),
+    (error) => error instanceof StartIgnoredError && error.field === 'KeyMarker',
+  )
+  await assert.rejects(
+    afterMarker('k', versions('l@1*'), versions('k@1*')),
+    /page 2 lists a key at or before/,
+  )
 })
 
 test('probes: keys and common prefixes before StartAfter show it ignored; a prefix of it does not', () => {

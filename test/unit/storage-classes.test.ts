@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator } from '../../src/record/bucket-usage.js'
 import {
   MAX_STORAGE_CLASSES,
   OTHER_STORAGE_CLASS,
   STORAGE_CLASS_MAX_LENGTH,
   storageClassName,
-} from '../../src/record/storage-classes.js'
+} from '../../src/figures/storage-class/names.js'
+import { UsageAccumulator } from '../../src/record/bucket-usage.js'
 import { sumFigures } from '../../src/record/usage-sums.js'
 
 /** A bucket's figures folded from objects of `classes`, one of `bytes` each, named as a listing names them. */

@@ -14,6 +14,7 @@ import {
   probeIgnoresStart,
   StartIgnoredError,
   VersionsOrder,
+  withoutMarkerKey,
 } from './listing-order.js'
 import { listObjectsV2, listObjectVersions } from './listing-requests.js'
 import type { ListedEntry, ListingKind, ListingPage } from './listing-xml.js'
@@ -146,25 +147,28 @@ export function versionsListing(
     newFold,
     pages: (range, signal) =>
       checkedPages(
-        pages<ListingPage, Marker>({
-          action,
-          request: (position) =>
-            listing.send(action, signal, (abortSignal) =>
-              listObjectVersions(
-                client,
-                {
-                  Bucket: bucket,
-                  MaxKeys: PAGE_SIZE,
-                  KeyMarker: position ? position.key : range.after,
-                  VersionIdMarker: position?.id,
-                },
-                abortSignal,
+        withoutMarkerKey(
+          pages<ListingPage, Marker>({
+            action,
+            request: (position) =>
+              listing.send(action, signal, (abortSignal) =>
+                listObjectVersions(
+                  client,
+                  {
+                    Bucket: bucket,
+                    MaxKeys: PAGE_SIZE,
+                    KeyMarker: position ? position.key : range.after,
+                    VersionIdMarker: position?.id,
+                  },
+                  abortSignal,
+                ),
               ),
-            ),
-          truncated: (page) => page.truncated,
-          next: (page) => marker(page.nextKeyMarker, nextVersionIdMarker(page)),
-          identify: markerIdentity,
-        }),
+            truncated: (page) => page.truncated,
+            next: (page) => marker(page.nextKeyMarker, nextVersionIdMarker(page)),
+            identify: markerIdentity,
+          }),
+          range.after,
+        ),
         new VersionsOrder(action, range.after),
       ),
     foldPage: (fold, page, range, skipThrough) => {

@@ -65,6 +65,32 @@ export async function* checkedPages(
   }
 }
 
+/**
+ * The pages of a ListObjectVersions listing that starts after the key `keyMarker`, without that
+ * key's own entries at its head. S3 starts after the key; Ceph RGW (16 here, and later releases:
+ * ceph tracker 68055, "key-marker is inclusive") lists the key's versions and delete markers
+ * first. They belong to the range before, which counted them: folded again they would count
+ * twice, and checked they would read as a KeyMarker ignored, the bucket then never split again.
+ * Only the head is dropped: once another key is listed, a page with the marker's key is checked
+ * (and refused) as any going back. A key before the marker is still refused as a start ignored.
+ */
+export async function* withoutMarkerKey(
+  pages: AsyncGenerator<ListingPage>,
+  keyMarker: string | undefined,
+): AsyncGenerator<ListingPage> {
+  let head = keyMarker !== undefined
+  for await (const page of pages) {
+    if (!head) {
+      yield page
+      continue
+    }
+    const other = (entry: ListedEntry) => entry.key !== keyMarker
+    head = !page.versions.some(other) && !page.deleteMarkers.some(other)
+    // lastVersionEntry and the next markers stay: they say where the next page starts.
+    yield { ...page, versions: page.versions.filter(other), deleteMarkers: page.deleteMarkers.filter(other) }
+  }
+}
+
 function notAdvancing(action: string, page: number): SourceError {
   return new SourceError(
     `${action}: page ${page} lists a key at or before one already listed: the store's listing does not advance (or is not in S3's key order): its figures would be wrong`,

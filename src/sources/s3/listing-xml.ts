@@ -20,7 +20,7 @@
  * and nesting is bounded below.
  */
 
-import { storageClassName } from '../../record/storage-classes.js'
+import { storageClassName } from '../../figures/storage-class/names.js'
 import { rfc3339Ms, usualRfc3339Ms } from './rfc3339.js'
 
 /** One `<Contents>`, `<Version>` or `<DeleteMarker>`: the fields the scan folds. */

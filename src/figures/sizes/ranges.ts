@@ -1,7 +1,7 @@
 /**
- * How object sizes and version counts are bucketed, shared by the fold (counting) and the
- * collector (labelling). Two size views are kept because they cannot be derived from each other:
- * MinIO's ranges have exclusive upper bounds (`size < 1 KiB`), Prometheus `le` bounds are inclusive.
+ * How object sizes are bucketed, shared by the fold (counting) and the writers (labelling). Two
+ * views are kept because they cannot be derived from each other: MinIO's ranges have exclusive
+ * upper bounds (`size < 1 KiB`), Prometheus `le` bounds are inclusive.
  */
 
 const KIB = 1024
@@ -26,7 +26,7 @@ export function sizeBoundSlot(size: number): number {
 /**
  * MinIO's disjoint size ranges, in its order, each holding sizes below `below` (exclusive bound).
  * MinIO also reports `BETWEEN_1024B_AND_1_MB`, the sum of the four ranges from 1 KiB to 1 MiB;
- * that aggregate is added when rendering (MINIO_SIZE_AGGREGATE), not counted.
+ * that aggregate is added when writing (MINIO_SIZE_AGGREGATE), not counted.
  */
 export const MINIO_SIZE_RANGES: ReadonlyArray<{ readonly name: string; readonly below: number }> = [
   { name: 'LESS_THAN_1024_B', below: KIB },
@@ -42,7 +42,7 @@ export const MINIO_SIZE_RANGES: ReadonlyArray<{ readonly name: string; readonly 
 ]
 
 /** MinIO's aggregate range: its name, where it is listed, and the disjoint ranges it sums. */
-export const MINIO_SIZE_AGGREGATE = { name: 'BETWEEN_1024B_AND_1_MB', after: 4, from: 1, to: 4 } as const
+const MINIO_SIZE_AGGREGATE = { name: 'BETWEEN_1024B_AND_1_MB', after: 4, from: 1, to: 4 } as const
 
 export function minioSizeSlot(size: number): number {
   let slot = 0
@@ -50,19 +50,19 @@ export function minioSizeSlot(size: number): number {
   return slot
 }
 
-/** MinIO's version-count ranges; a count belongs to the first range whose `upTo` it does not pass. */
-export const MINIO_VERSION_RANGES: ReadonlyArray<{ readonly name: string; readonly upTo: number }> = [
-  { name: 'UNVERSIONED', upTo: 0 },
-  { name: 'SINGLE_VERSION', upTo: 1 },
-  { name: 'BETWEEN_2_AND_10', upTo: 9 },
-  { name: 'BETWEEN_10_AND_100', upTo: 99 },
-  { name: 'BETWEEN_100_AND_1000', upTo: 999 },
-  { name: 'BETWEEN_1000_AND_10000', upTo: 9999 },
-  { name: 'GREATER_THAN_10000', upTo: Number.POSITIVE_INFINITY },
-]
-
-export function minioVersionSlot(versions: number): number {
-  let slot = 0
-  while (versions > (MINIO_VERSION_RANGES[slot] as { upTo: number }).upTo) slot++
-  return slot
+/** MinIO's eleven `range` values and counts, in MinIO's order, the 1 KiB-1 MiB aggregate in its place. */
+export function forEachMinioSizeRange(
+  counts: readonly number[],
+  each: (range: string, count: number) => void,
+): void {
+  MINIO_SIZE_RANGES.forEach(({ name: range }, slot) => {
+    each(range, counts[slot] ?? 0)
+    if (slot === MINIO_SIZE_AGGREGATE.after) {
+      let aggregate = 0
+      for (let member = MINIO_SIZE_AGGREGATE.from; member <= MINIO_SIZE_AGGREGATE.to; member++) {
+        aggregate += counts[member] ?? 0
+      }
+      each(MINIO_SIZE_AGGREGATE.name, aggregate)
+    }
+  })
 }

@@ -46,3 +46,7 @@ export class AgeFold {
     ;(this.counts[slot] as number)++
   }
 }
+
+/** What the `age` label's values mean, said once in every help text that has one. */
+export const AGE_LABEL_HELP =
+  'age: lt_1d under a day, lt_7d 1 to 7 days, lt_30d, lt_90d, lt_180d, lt_365d, gte_365d a year or more, at the scan start'
