@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { CreateBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3'
 import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
@@ -11,6 +12,7 @@ import { listedRows, writeInventory } from '../support/inventory.js'
 import { rangeStarts, usageLines } from '../support/listing-comparison.js'
 import { type S3Gate, startS3Gate } from '../support/s3-gate.js'
 import { fillBucket, putObjects, type S3rverProcess, startS3rver } from '../support/s3rver.js'
+import { scratchFolder } from '../support/scratch.js'
 
 /**
  * An S3 Inventory and change events combined (issues 27 and 25), on a real S3 server: a bucket
@@ -52,11 +54,16 @@ after(async () => {
   await s3?.stop()
 })
 
-async function inventory(stamp: string, createdMs: number, rows: Awaited<ReturnType<typeof listedRows>>) {
+async function inventory(
+  stamp: string,
+  createdMs: number,
+  rows: Awaited<ReturnType<typeof listedRows>>,
+  prefix = 'reports',
+) {
   await writeInventory({
     client: s3.client,
     destination: DEST,
-    prefix: 'reports',
+    prefix,
     bucket: BUCKET,
     configuration: 'daily',
     stamp,
@@ -175,5 +182,48 @@ test('events after the inventory mark ranges: only those are listed, and the fig
     )
   } finally {
     await exporter.close()
+  }
+})
+
+test('a restart keeps the ranges from the inventory: the state file serves them, nothing is read again', async (t) => {
+  const stateFile = join(await scratchFolder(t, 'objstore-inventory-ranges-'), 'state.json')
+  await inventory('2026-12-04T01-00Z', Date.now() - 60_000, await listedRows(s3.client, BUCKET), 'restart')
+  const env = {
+    ...s3.exporterEnv,
+    ...SETTINGS,
+    S3_ENDPOINT: gate.endpoint,
+    S3_INVENTORY_DESTINATION: `${DEST}/restart`,
+    STATE_FILE: stateFile,
+  }
+  const first = await startExporter(env)
+  let before: UsageSnapshot
+  try {
+    await first.exporter.scanner.firstSnapshot()
+    await round(first)
+    before = (await round(first)).snapshot
+    assert.ok((subtotalsOf(before.buckets[0])?.subtotals.length ?? 0) >= 4, 'ranges from the inventory')
+  } finally {
+    await first.close()
+  }
+  const second = await startExporter(env)
+  try {
+    const loaded = await second.exporter.scanner.firstSnapshot()
+    assert.equal(
+      loaded.buckets[0]?.ranges?.ranges,
+      before.buckets[0]?.ranges?.ranges,
+      'served from the state file',
+    )
+    const from = gate.seen.length
+    const next = await round(second)
+    const dataFiles = gate.seen.slice(from).filter((request) => request.key?.includes('/data/'))
+    assert.deepEqual(next.seen, [], 'no request to the bucket')
+    assert.deepEqual(dataFiles, [], 'the inventory already folded is not read again')
+    assert.deepStrictEqual(subtotalsOf(next.snapshot.buckets[0]), {
+      ...subtotalsOf(before.buckets[0]),
+      turn: (subtotalsOf(before.buckets[0])?.turn ?? 0) + 1,
+    })
+    assert.deepStrictEqual(next.snapshot.buckets[0]?.usage, before.buckets[0]?.usage)
+  } finally {
+    await second.close()
   }
 })
