@@ -157,6 +157,8 @@ const REFERENCE_BUCKET: BucketRecord = {
   scanSuccess: true,
   scanDurationSeconds: 1,
   lastSuccessSeconds: 1,
+  // Key ranges (incremental scans): a bucket measured from its inventory may keep them too.
+  ranges: { ranges: 1, dirty: 0, relistedRatio: 0, oldestListedSeconds: 1 },
   usage: {
     bytes: 1,
     objects: 1,

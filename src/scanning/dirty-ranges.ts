@@ -1,4 +1,4 @@
-import { compareKeys } from '../sources/s3/key-ranges.js'
+import { compareKeys, rangeHolding as rangeOf } from '../sources/s3/key-ranges.js'
 
 /**
  * Which key ranges of a bucket changed since they were last listed (issue 25). A change event
@@ -104,18 +104,6 @@ export class DirtyRanges implements KeyChanges {
   keepOnly(buckets: { has(bucket: string): boolean }): void {
     for (const bucket of this.#buckets.keys()) if (!buckets.has(bucket)) this.#buckets.delete(bucket)
   }
-}
-
-/** The index of the range holding `key`: the first whose end is at or after it (binary search). */
-function rangeOf(throughs: readonly string[], key: string): number {
-  let low = 0
-  let high = throughs.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (compareKeys(throughs[middle] as string, key) < 0) low = middle + 1
-    else high = middle
-  }
-  return low
 }
 
 /** Whether a marked old range holds any key after `after` up to `through` (undefined: open ends). */

@@ -69,7 +69,7 @@ export class RangeRounds {
         shardHash(subtotal.through ?? '') % fullEvery === turn % fullEvery
       relist[index] = due ? 1 : 0
     })
-    return { request: { previous: subtotals, relist, turn, sizes }, taken }
+    return { request: { previous: subtotals, relist, dirty: taken, turn, sizes }, taken }
   }
 
   /** After the bucket was measured: its ranges (undefined: listed whole) with the marks made meanwhile. */

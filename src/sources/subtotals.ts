@@ -130,6 +130,12 @@ export interface RangesRequest {
   readonly previous: BucketRanges | undefined
   /** One a previous subtotal: 1 when it is to be listed again (dirty, its turn, or too old). */
   readonly relist: Uint8Array | undefined
+  /**
+   * One a previous subtotal: 1 when a change event marked it (or its last listing failed), a part
+   * of `relist`. A bucket measured from its inventory lists again only these: a new inventory,
+   * not the rotation, refreshes the others.
+   */
+  readonly dirty?: Uint8Array | undefined
   /** This round's turn (the previous one's plus one). */
   readonly turn: number
   readonly sizes: RangeSizes

@@ -49,12 +49,12 @@ test('docs/cardinality.md has a row per BUCKET_METRICS group, as npm run docs wr
     assert.equal(page.split('\n').filter((line) => line.startsWith(`| \`${group}\` |`)).length, 1, group)
   }
   // A bucket with every figure: 2 usage, 10 versions, 1 quota, 31 sizes (one empty-objects), 2 times, 1 class, 2 uploads,
-  // 4 scan + 6 inventory (buckets measured from an S3 Inventory) by default; 7 age bands x (bytes, objects, one class), 7 x 2 noncurrent bands + 5 hidden
+  // 4 scan + 4 key ranges + 6 inventory (buckets measured from an S3 Inventory) by default; 7 age bands x (bytes, objects, one class), 7 x 2 noncurrent bands + 5 hidden
   // figures, 10 prefix rows + _other (bytes, objects) + 2 flags, bucket_info + 16 tags, 4 index,
   // 4 usage log counters x 5 operations.
-  assert.deepEqual(seriesPerBucket(), { default: 59, all: 59 + 21 + 19 + 24 + 17 + 4 + 20 })
-  assert.ok(page.includes('| default | | 59 |'))
-  assert.ok(page.includes('| all | | 164 |'))
+  assert.deepEqual(seriesPerBucket(), { default: 63, all: 63 + 21 + 19 + 24 + 17 + 4 + 20 })
+  assert.ok(page.includes('| default | | 63 |'))
+  assert.ok(page.includes('| all | | 168 |'))
   for (const group of ['age', 'hidden', 'prefixes', 'info', 'index', 'usage_log']) {
     const row = page.split('\n').find((line) => line.startsWith(`| \`${group}\` | opt-in |`))
     assert.ok(row && !/\| 0 \|/.test(row), `${group}: ${row}`)

@@ -79,7 +79,7 @@ export const inventory = defineFigure({
     bucket_inventory_saved_list_requests: family(
       'gauge',
       ['bucket'],
-      'LIST requests a listing of the bucket would have sent this scan and did not: estimated as its pages of 1,000 entries (ceil(rows / 1000), at least 1), as ListObjectsV2 or ListObjectVersions pages; a listing split into key ranges (S3_LIST_RANGES) would send a few more. Measured from the inventory, the bucket is sent no LIST request at all.',
+      'LIST requests a whole listing of the bucket would send each scan, saved by reading its inventory: estimated as its pages of 1,000 entries (ceil(rows / 1000), at least 1), as ListObjectsV2 or ListObjectVersions pages; a listing split into key ranges (S3_LIST_RANGES) would send a few more. The bucket itself is sent no LIST request, but for the key ranges change events marked (incremental scans), which s3_requests_total counts.',
       'scan',
     ),
   }),

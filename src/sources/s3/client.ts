@@ -96,6 +96,13 @@ function operationOf(commandName: string | undefined): string {
 }
 
 /** One request, retried with backoff when throttled or unreachable; errors come out classified. */
+/** Sends one request of `action` to the store, as sendClassified does (retried, its errors classified). */
+export type SendRequest = <T>(
+  action: string,
+  signal: AbortSignal,
+  call: (abortSignal: AbortSignal) => Promise<T>,
+) => Promise<T>
+
 export function sendClassified<T>(
   action: string,
   signal: AbortSignal,

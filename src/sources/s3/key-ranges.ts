@@ -37,6 +37,21 @@ function codePointRank(unit: number): number {
   return unit >= 0xe000 ? unit - 0x800 : unit
 }
 
+/**
+ * The index of the range holding `key` among ranges ending at `throughs` (sorted; a last range
+ * runs to the end): the first whose end is at or after it (binary search).
+ */
+export function rangeHolding(throughs: readonly string[], key: string): number {
+  let low = 0
+  let high = throughs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (compareKeys(throughs[middle] as string, key) < 0) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
 /** Keys after `after` (from the start when undefined) up to and including `through` (to the end). */
 export interface KeyRange {
   readonly after: string | undefined

@@ -1,15 +1,12 @@
-// long: one bucket measured three ways (inventory, ranged subtotals, whole listing) over one client and its quirks; measureRanges could move out
 import type { S3Client } from '@aws-sdk/client-s3'
-import { ListBucketsCommand } from '@aws-sdk/client-s3'
-import type { Logger } from 'pino'
 import { withoutCredentials } from '../../config/url-credentials.js'
 import { UsageAccumulator, withTopPrefixes } from '../../record/bucket-usage.js'
-import { keyPrefix, type PrefixSettings } from '../../record/prefix-sketch.js'
+import { keyPrefix } from '../../record/prefix-sketch.js'
 import { VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry.js'
-import { type BucketRanges, mergedSubtotals, type RangedUsage, type RangesRequest } from '../subtotals.js'
+import type { RangedUsage, RangesRequest } from '../subtotals.js'
 import {
   type BeginScanOptions,
   type BucketUsage,
@@ -19,46 +16,15 @@ import {
   type UsageSource,
 } from '../types.js'
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
+import { listBucketNames } from './bucket-names.js'
 import { BucketSettingsReader } from './bucket-settings.js'
-import { createCheckedClient, type S3ClientOptions, sendClassified } from './client.js'
+import { createCheckedClient, sendClassified } from './client.js'
 import type { InventoryReader } from './inventory/reader.js'
-import { type InventoryOptions, inventoryReader } from './inventory/setup.js'
+import { inventoryReader } from './inventory/setup.js'
 import { IgnoredStarts } from './listing-order.js'
 import { measureMultipart } from './multipart.js'
-import { pages } from './pages.js'
-import { listedSubtotals } from './subtotal-ranges.js'
-
-export interface S3SourceOptions extends S3ClientOptions {
-  /** List versions (ListObjectVersions) instead of current objects only. */
-  readonly scanVersions: boolean
-  /** Incomplete multipart uploads sized (ListParts) per bucket and scan. */
-  readonly multipartPartsMaxUploads?: number
-  /** An upload initiated at least this many days before the scan started is stale. */
-  readonly multipartStaleDays?: number
-  /** PREFIX_*: bytes per key prefix, folded from the same listing; undefined when off. */
-  readonly prefixes?: PrefixSettings | undefined
-  /** The `age` group: age bands of current objects, and per storage class (default true). */
-  readonly ages?: boolean
-  /**
-   * The `hidden` group (default true): noncurrent ages, expired delete markers, stale uploads and
-   * the bytes of incomplete uploads; off, no ListParts request is made.
-   */
-  readonly hidden?: boolean
-  /**
-   * Incomplete uploads listed (ListMultipartUploads), for the `multipart` group and `hidden`'s
-   * upload bytes (default true); off, the record has no multipart part and no request is made.
-   */
-  readonly uploads?: boolean
-  /** S3_BUCKET_SETTINGS, BUCKET_TAG_LABELS: see bucket-settings.ts. */
-  readonly bucketSettings?: boolean
-  readonly tagLabels?: ReadonlyMap<string, string>
-  /** S3_LIST_RANGES: key ranges one bucket's listing may be split into (below 2: never split). */
-  readonly listRanges?: number
-  /** S3_INVENTORY_*: buckets measured from their S3 Inventory (inventory/reader.ts); undefined when off. */
-  readonly inventory?: InventoryOptions | undefined
-  readonly logger: Logger
-  readonly retry?: RetryPolicy
-}
+import { measureRanges } from './ranged-measure.js'
+import type { S3SourceOptions } from './source-options.js'
 
 /** S3_LIST_RANGES's default. */
 const DEFAULT_LIST_RANGES = 32
@@ -96,6 +62,9 @@ class S3UsageSource implements UsageSource {
   readonly #ignoredStarts = new IgnoredStarts()
   readonly requests = new RequestCounter('s3')
   readonly #inventory: InventoryReader | undefined
+  /** Every request to the store, retried and classified (client.ts). */
+  readonly #send = <T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>) =>
+    sendClassified(action, signal, this.#retry, call)
 
   constructor(options: S3SourceOptions) {
     this.#options = options
@@ -111,15 +80,12 @@ class S3UsageSource implements UsageSource {
       tagLabels: options.tagLabels ?? new Map(),
     })
     this.#inventory =
-      options.inventory &&
-      inventoryReader(options, options.inventory, this.requests, (action, signal, call) =>
-        this.#send(action, signal, call),
-      )
+      options.inventory && inventoryReader(options, options.inventory, this.requests, this.#send)
   }
 
   async beginScan(options: BeginScanOptions) {
     const startedMs = options.startedMs ?? Date.now()
-    let buckets = options.fixedBuckets ?? (await this.#listBuckets(options.signal))
+    let buckets = options.fixedBuckets ?? (await listBucketNames(this.#client, options.signal, this.#send))
     const inventory = this.#inventory
     if (inventory?.skipsOthers) {
       const withInventory = await inventory.buckets(options.signal)
@@ -139,26 +105,6 @@ class S3UsageSource implements UsageSource {
   async close(): Promise<void> {
     this.#client.destroy()
     this.#inventory?.close()
-  }
-
-  async #listBuckets(signal: AbortSignal): Promise<string[]> {
-    const names: string[] = []
-    const listing = pages({
-      action: 'ListBuckets',
-      request: (token: string | undefined) =>
-        this.#send('ListBuckets', signal, (abortSignal) =>
-          this.#client.send(new ListBucketsCommand({ MaxBuckets: 10_000, ContinuationToken: token }), {
-            abortSignal,
-          }),
-        ),
-      // An empty account still answers <Buckets/> (and its Owner); neither means no listing at all.
-      truncated: (page) =>
-        page.Buckets === undefined && page.Owner === undefined ? undefined : Boolean(page.ContinuationToken),
-      next: (page) => page.ContinuationToken,
-    })
-    for await (const page of listing)
-      for (const bucket of page.Buckets ?? []) if (bucket.Name) names.push(bucket.Name)
-    return names
   }
 
   async #measure(
@@ -182,8 +128,8 @@ class S3UsageSource implements UsageSource {
     return this.#completed(bucket, signal, startedMs, usage)
   }
 
-  /** A bucket that keeps subtotals: its ranges listed as the round asks, or whole when the store cannot. */
-  async #measureRanges(
+  /** A bucket that keeps subtotals (ranged-measure.ts): from its inventory, or its ranges listed. */
+  #measureRanges(
     bucket: string,
     signal: AbortSignal,
     startedMs: number,
@@ -192,27 +138,31 @@ class S3UsageSource implements UsageSource {
     progress: ListingProgress | undefined,
     previous: BucketUsage | undefined,
   ): Promise<RangedUsage> {
-    // A bucket measured from its inventory keeps no subtotals: the inventory is the whole bucket.
-    const fromInventory = await this.#fromInventory(bucket, signal, previous)
-    if (fromInventory) return { usage: fromInventory }
-    const listing = this.#listing(bucket, signal, slots, progress)
-    const objects = () => this.#accumulator(startedMs)
-    let ranges: BucketRanges | undefined
-    if (this.#options.scanVersions)
-      ranges = await this.#optional('ListObjectVersions', bucket, 'version families omitted', () =>
-        listedSubtotals(
-          listing,
-          { versions: () => this.#versionFold(startedMs), objects },
-          request,
-          startedMs,
-        ),
-      )
-    if (!(this.#options.scanVersions && !this.#unsupported.has('ListObjectVersions')))
-      ranges = await listedSubtotals(listing, { objects }, request, startedMs)
-    const listed = ranges && mergedSubtotals(ranges.subtotals)
-    if (!ranges || !listed)
-      return { usage: await this.#measure(bucket, signal, startedMs, slots, progress, previous) }
-    return { usage: await this.#completed(bucket, signal, startedMs, listed), ranges }
+    const { scanVersions, prefixes } = this.#options
+    const versions = () => scanVersions && !this.#unsupported.has('ListObjectVersions')
+    const inventory = this.#inventory
+    return measureRanges(
+      {
+        listing: this.#listing(bucket, signal, slots, progress),
+        startedMs,
+        prefixes,
+        versions,
+        objects: () => this.#accumulator(startedMs),
+        versionFold: () => this.#versionFold(startedMs),
+        listVersions: (list) =>
+          this.#optional('ListObjectVersions', bucket, 'version families omitted', list),
+        inventory: async (throughs, kept) =>
+          inventory?.measureRanged(bucket, signal, previous, this.#inventoryFolds(), {
+            throughs,
+            kept,
+            pieceEntries: Math.max(1, Math.floor(request.sizes.maxEntries / 2)),
+          }),
+        completed: (listed) => this.#completed(bucket, signal, startedMs, listed),
+        withSettings: (usage) => this.#withSettings(bucket, signal, usage),
+        whole: () => this.#measure(bucket, signal, startedMs, slots, progress, previous),
+      },
+      request,
+    )
   }
 
   /** The listing's figures with what is measured whole every round: incomplete uploads, settings. */
@@ -227,7 +177,7 @@ class S3UsageSource implements UsageSource {
               client: this.#client,
               bucket,
               signal,
-              send: (action, callSignal, call) => this.#send(action, callSignal, call),
+              send: this.#send,
               startedMs,
               maxSized: this.#options.multipartPartsMaxUploads ?? MULTIPART_PARTS_MAX_UPLOADS,
               staleDays: this.#options.multipartStaleDays ?? MULTIPART_STALE_DAYS,
@@ -247,15 +197,18 @@ class S3UsageSource implements UsageSource {
    * no LIST request is sent to the bucket.
    */
   async #fromInventory(bucket: string, signal: AbortSignal, previous: BucketUsage | undefined) {
+    const usage = await this.#inventory?.measure(bucket, signal, previous, this.#inventoryFolds())
+    return usage && this.#withSettings(bucket, signal, usage)
+  }
+
+  /** What an inventory's rows are folded for, as a listing's entries would be. */
+  #inventoryFolds() {
     const { scanVersions, ages, hidden, prefixes } = this.#options
-    const folds = {
-      versions: scanVersions && !this.#unsupported.has('ListObjectVersions'),
-      ages,
-      hidden,
-      prefixes,
-    }
-    const usage = await this.#inventory?.measure(bucket, signal, previous, folds)
-    if (!usage) return undefined
+    return { versions: scanVersions && !this.#unsupported.has('ListObjectVersions'), ages, hidden, prefixes }
+  }
+
+  /** An inventory's figures with the bucket's settings read now (its last ones and uploads dropped). */
+  async #withSettings(bucket: string, signal: AbortSignal, usage: BucketUsage): Promise<BucketUsage> {
     const { settings: _last, multipart: _none, ...figures } = usage
     const settings = this.#settings.enabled ? await this.#settings.read(bucket, signal) : undefined
     return { ...figures, ...(settings ? { settings } : {}) }
@@ -324,7 +277,7 @@ class S3UsageSource implements UsageSource {
       slots,
       split: { maxRanges, maxProbes: 2 * maxRanges, afterPages: SPLIT_AFTER_PAGES },
       prefixes: this.#options.prefixes,
-      send: (action, callSignal, call) => this.#send(action, callSignal, call),
+      send: this.#send,
       logger: this.#options.logger,
       ignoredStarts: this.#ignoredStarts,
       progress,
@@ -338,9 +291,5 @@ class S3UsageSource implements UsageSource {
       ages: this.#options.ages,
       prefixTopK: this.#options.prefixes?.topK,
     })
-  }
-
-  #send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    return sendClassified(action, signal, this.#retry, call)
   }
 }

@@ -18,12 +18,15 @@ import { firstRanges, listRangesInPieces, type PieceListing } from './subtotal-l
  * them for a bucket without ranges yet, planned by probes), in pieces that let a grown range split,
  * the others' subtotals kept; then neighbours that shrank merged. Undefined when the store ignores
  * where a range starts: the bucket is then listed whole (the caller's), as the parallel listing does.
+ * `keepEnds`: no neighbours merged (a bucket measured from its inventory: each range keeps the
+ * time it was listed, which says whether a newer inventory may replace it).
  */
 export async function listedSubtotals(
   base: BucketListing,
   folds: { readonly versions?: () => VersionListingFold; readonly objects: () => UsageAccumulator },
   request: RangesRequest,
   listedMs: number,
+  keepEnds = false,
 ): Promise<BucketRanges | undefined> {
   const kind = folds.versions ? 'versions' : 'objects'
   if (!base.ignoredStarts.allowSplit(kind === 'versions' ? 'ListObjectVersions' : 'ListObjectsV2'))
@@ -59,7 +62,7 @@ export async function listedSubtotals(
   return {
     listing: kind,
     turn: request.turn,
-    subtotals: mergedNeighbours(subtotals, request.sizes),
+    subtotals: keepEnds ? subtotals : mergedNeighbours(subtotals, request.sizes),
     relistedRanges: listed.length,
     relistedEntries: pieces.flat().reduce((sum, piece) => sum + piece.entries, 0),
     dirtyRanges: 0,

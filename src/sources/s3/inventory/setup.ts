@@ -1,5 +1,5 @@
 import type { RequestCounter } from '../../request-counter.js'
-import { createCheckedClient, type S3ClientOptions } from '../client.js'
+import { createCheckedClient, type S3ClientOptions, type SendRequest } from '../client.js'
 import { parseDestination } from './discovery.js'
 import { InventoryReader, type InventorySettings } from './reader.js'
 
@@ -24,11 +24,7 @@ export function inventoryReader(
   connection: S3ClientOptions,
   options: InventoryOptions,
   counter: RequestCounter,
-  send: <T>(
-    action: string,
-    signal: AbortSignal,
-    call: (abortSignal: AbortSignal) => Promise<T>,
-  ) => Promise<T>,
+  send: SendRequest,
 ): InventoryReader | undefined {
   const destination = parseDestination(options.destination)
   if (!destination) return undefined
