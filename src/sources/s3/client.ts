@@ -95,7 +95,6 @@ function operationOf(commandName: string | undefined): string {
   return (commandName ?? 'Unknown').replace(/Command$/, '')
 }
 
-/** One request, retried with backoff when throttled or unreachable; errors come out classified. */
 /** Sends one request of `action` to the store, as sendClassified does (retried, its errors classified). */
 export type SendRequest = <T>(
   action: string,
@@ -103,6 +102,7 @@ export type SendRequest = <T>(
   call: (abortSignal: AbortSignal) => Promise<T>,
 ) => Promise<T>
 
+/** One request, retried with backoff when throttled or unreachable; errors come out classified. */
 export function sendClassified<T>(
   action: string,
   signal: AbortSignal,
