@@ -1,4 +1,4 @@
-import { compareKeys, rangeHolding as rangeOf } from '../sources/s3/key-ranges.js'
+import { rangeAfter, rangeHolding as rangeOf } from '../sources/s3/key-ranges.js'
 
 /**
  * Which key ranges of a bucket changed since they were last listed (issue 25). A change event
@@ -113,16 +113,4 @@ function overlapsMarked(old: BucketMarks, after: string | undefined, through: st
   const last = through === undefined ? old.throughs.length : rangeOf(old.throughs, through)
   for (let index = first; index <= last; index++) if (old.dirty[index] === 1) return true
   return false
-}
-
-/** The first range holding keys after `after`: the first whose end is past it. */
-function rangeAfter(throughs: readonly string[], after: string): number {
-  let low = 0
-  let high = throughs.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (compareKeys(throughs[middle] as string, after) <= 0) low = middle + 1
-    else high = middle
-  }
-  return low
 }

@@ -39,15 +39,25 @@ function codePointRank(unit: number): number {
 
 /**
  * The index of the range holding `key` among ranges ending at `throughs` (sorted; a last range
- * runs to the end): the first whose end is at or after it (binary search).
+ * runs to the end): the first whose end is at or after it.
  */
 export function rangeHolding(throughs: readonly string[], key: string): number {
+  return firstEnd(throughs, (through) => compareKeys(through, key) >= 0)
+}
+
+/** The index of the first range holding keys after `after`: the first whose end is past it. */
+export function rangeAfter(throughs: readonly string[], after: string): number {
+  return firstEnd(throughs, (through) => compareKeys(through, after) > 0)
+}
+
+/** The first of the sorted `throughs` that `reaches` (false for those before it), by binary search. */
+function firstEnd(throughs: readonly string[], reaches: (through: string) => boolean): number {
   let low = 0
   let high = throughs.length
   while (low < high) {
     const middle = (low + high) >>> 1
-    if (compareKeys(throughs[middle] as string, key) < 0) low = middle + 1
-    else high = middle
+    if (reaches(throughs[middle] as string)) high = middle
+    else low = middle + 1
   }
   return low
 }
