@@ -138,15 +138,13 @@ class S3UsageSource implements UsageSource {
     progress: ListingProgress | undefined,
     previous: BucketUsage | undefined,
   ): Promise<RangedUsage> {
-    const { scanVersions, prefixes } = this.#options
-    const versions = () => scanVersions && !this.#unsupported.has('ListObjectVersions')
     const inventory = this.#inventory
     return measureRanges(
       {
         listing: this.#listing(bucket, signal, slots, progress),
         startedMs,
-        prefixes,
-        versions,
+        prefixes: this.#options.prefixes,
+        versions: () => this.#listsVersions(),
         objects: () => this.#accumulator(startedMs),
         versionFold: () => this.#versionFold(startedMs),
         listVersions: (list) =>
@@ -203,8 +201,13 @@ class S3UsageSource implements UsageSource {
 
   /** What an inventory's rows are folded for, as a listing's entries would be. */
   #inventoryFolds() {
-    const { scanVersions, ages, hidden, prefixes } = this.#options
-    return { versions: scanVersions && !this.#unsupported.has('ListObjectVersions'), ages, hidden, prefixes }
+    const { ages, hidden, prefixes } = this.#options
+    return { versions: this.#listsVersions(), ages, hidden, prefixes }
+  }
+
+  /** SCAN_VERSIONS, until the store answers ListObjectVersions as not implemented. */
+  #listsVersions(): boolean {
+    return this.#options.scanVersions && !this.#unsupported.has('ListObjectVersions')
   }
 
   /** An inventory's figures with the bucket's settings read now (its last ones and uploads dropped). */
