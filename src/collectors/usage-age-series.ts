@@ -5,7 +5,7 @@
  * other per-bucket families (usage-series.ts), from the same record.
  */
 
-import { AGE_LABEL_HELP as AGE, AGE_BANDS } from '../figures/age/bands.js'
+import { AGE_LABEL_HELP as AGE, forEachBand } from '../figures/age/bands.js'
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
 import type { BucketUsage } from '../sources/types.js'
@@ -78,10 +78,6 @@ export function writeBucketAgeSeries(out: Sink, name: string, usage: BucketUsage
 
 type BandFamily = 'bucket_noncurrent_age_bytes' | 'bucket_noncurrent_age_versions'
 
-/** Every band, zeros included, so a band that empties shows 0 rather than vanishing. */
 function writeBands(out: Sink, key: BandFamily, name: string, counts: readonly number[] | undefined): void {
-  if (!counts) return
-  AGE_BANDS.forEach(({ name: age }, slot) => {
-    out.set(key, { bucket: name, age }, counts[slot] ?? 0)
-  })
+  if (counts) forEachBand(counts, (age, count) => out.set(key, { bucket: name, age }, count))
 }

@@ -47,6 +47,16 @@ export class AgeFold {
   }
 }
 
+/**
+ * Each band's `age` label value and its count, every band, zeros included, so a band that empties
+ * shows 0 rather than vanishing: how every per-band family is written.
+ */
+export function forEachBand(counts: readonly number[], each: (age: string, count: number) => void): void {
+  AGE_BANDS.forEach(({ name }, slot) => {
+    each(name, counts[slot] ?? 0)
+  })
+}
+
 /** What the `age` label's values mean, said once in every help text that has one. */
 export const AGE_LABEL_HELP =
   'age: lt_1d under a day, lt_7d 1 to 7 days, lt_30d, lt_90d, lt_180d, lt_365d, gte_365d a year or more, at the scan start'

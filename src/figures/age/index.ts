@@ -7,7 +7,7 @@ import { describe, family } from '../../metrics/families.js'
 import { sumProblem } from '../adds-up.js'
 import { classKey, DEFAULT_STORAGE_CLASS, storageClassMap } from '../storage-class/names.js'
 import { defineFigure } from '../types.js'
-import { AGE_BANDS, AGE_LABEL_HELP, AgeFold, ageCounts, ageSlot } from './bands.js'
+import { AGE_BANDS, AGE_LABEL_HELP, AgeFold, ageCounts, ageSlot, forEachBand } from './bands.js'
 
 export const age = defineFigure({
   name: 'age',
@@ -79,20 +79,12 @@ export const age = defineFigure({
     ),
   }),
   write: (out, bucket, { ageBytes, ageObjects, storageClassAgeBytes }) => {
-    // Every band, zeros included, so a band that empties shows 0 rather than vanishing.
-    AGE_BANDS.forEach(({ name: age }, slot) => {
-      if (ageBytes) out.set('bucket_age_bytes', { bucket, age }, ageBytes[slot] ?? 0)
-    })
-    AGE_BANDS.forEach(({ name: age }, slot) => {
-      if (ageObjects) out.set('bucket_age_objects', { bucket, age }, ageObjects[slot] ?? 0)
-    })
+    if (ageBytes) forEachBand(ageBytes, (age, bytes) => out.set('bucket_age_bytes', { bucket, age }, bytes))
+    if (ageObjects)
+      forEachBand(ageObjects, (age, objects) => out.set('bucket_age_objects', { bucket, age }, objects))
     for (const [storageClass, counts] of Object.entries(storageClassAgeBytes ?? {})) {
-      AGE_BANDS.forEach(({ name: age }, slot) => {
-        out.set(
-          'bucket_storage_class_age_bytes',
-          { bucket, storage_class: storageClass, age },
-          counts[slot] ?? 0,
-        )
+      forEachBand(counts, (age, bytes) => {
+        out.set('bucket_storage_class_age_bytes', { bucket, storage_class: storageClass, age }, bytes)
       })
     }
   },
