@@ -5,6 +5,7 @@ import { keyPrefix, type PrefixSettings } from '../../record/prefix-sketch.js'
 import type { VersionEntry, VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import type { ListingProgress } from '../types.js'
+import type { SendRequest } from './client.js'
 import { objectSize } from './errors.js'
 import { compareKeys, type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
 import {
@@ -39,7 +40,7 @@ export interface BucketListing {
   readonly slots: ListingSlots | undefined
   readonly split: SplitSettings
   readonly prefixes: PrefixSettings | undefined
-  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+  readonly send: SendRequest
   readonly logger: Logger
   /** What the store was found to ignore, shared by every bucket of the source. */
   readonly ignoredStarts: IgnoredStarts

@@ -1,6 +1,7 @@
 import { ListMultipartUploadsCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { checkedSum } from '../../record/bucket-usage.js'
 import { type MultipartUsage, SourceError } from '../types.js'
+import type { SendRequest } from './client.js'
 import { objectSize } from './errors.js'
 import { type Marker, marker, markerIdentity, pages } from './pages.js'
 
@@ -17,7 +18,7 @@ export interface MultipartListing {
   readonly bucket: string
   readonly signal: AbortSignal
   /** Sends one request with the source's retries and error classification. */
-  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+  readonly send: SendRequest
   readonly startedMs: number
   readonly maxSized: number
   readonly staleDays: number

@@ -18,7 +18,7 @@ import {
 import { type BucketListing, listCurrent, listVersions } from './bucket-listing.js'
 import { listBucketNames } from './bucket-names.js'
 import { BucketSettingsReader } from './bucket-settings.js'
-import { createCheckedClient, sendClassified } from './client.js'
+import { createCheckedClient, type SendRequest, sendClassified } from './client.js'
 import type { InventoryReader } from './inventory/reader.js'
 import { inventoryReader } from './inventory/setup.js'
 import { IgnoredStarts } from './listing-order.js'
@@ -63,8 +63,7 @@ class S3UsageSource implements UsageSource {
   readonly requests = new RequestCounter('s3')
   readonly #inventory: InventoryReader | undefined
   /** Every request to the store, retried and classified (client.ts). */
-  readonly #send = <T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>) =>
-    sendClassified(action, signal, this.#retry, call)
+  readonly #send: SendRequest = (action, signal, call) => sendClassified(action, signal, this.#retry, call)
 
   constructor(options: S3SourceOptions) {
     this.#options = options

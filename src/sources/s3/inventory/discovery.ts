@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { SourceError } from '../../types.js'
 import { readBounded } from '../../upstream-answer.js'
+import type { SendRequest } from '../client.js'
 import { listObjectsV2 } from '../listing-requests.js'
 import { pages } from '../pages.js'
 import { InventoryError } from './inventory-error.js'
@@ -33,7 +34,7 @@ export interface InventoryRequests {
   readonly client: S3Client
   readonly destination: InventoryDestination
   readonly signal: AbortSignal
-  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+  readonly send: SendRequest
 }
 
 /** The newest complete inventory of a bucket: its folder and its manifest's text and MD5. */

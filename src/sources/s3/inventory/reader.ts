@@ -11,6 +11,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { type BucketUsage, withTopPrefixes } from '../../../record/bucket-usage.js'
 import { keyPrefix, type PrefixSettings } from '../../../record/prefix-sketch.js'
 import { SourceError } from '../../types.js'
+import type { SendRequest } from '../client.js'
 import { csvRows } from './csv-file.js'
 import {
   bucketsWithInventory,
@@ -40,7 +41,7 @@ export interface InventoryReaderOptions {
   /** A client whose answers may be as large as S3_INVENTORY_MAX_FILE_BYTES. */
   readonly client: S3Client
   readonly settings: InventorySettings
-  send<T>(action: string, signal: AbortSignal, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T>
+  readonly send: SendRequest
 }
 
 /** What the fold measures, as for a listing. */
