@@ -72,13 +72,13 @@ export function tlsPaths(files: TlsFiles): string[] {
 /** Reads the TLS files; a file that cannot be read is a ConfigError naming its variable. */
 export async function readTlsFiles(files: TlsFiles): Promise<Buffer[]> {
   const which = ['cert', 'key', 'clientCa'] as const
-  return Promise.all(
-    tlsPaths(files).map((path, index) =>
-      readFile(path).catch((error: unknown) => {
-        throw tlsFileProblem(files, which[index] ?? 'cert', readFailure(error))
-      }),
-    ),
-  )
+  // Settled in order, so that when several files fail the line names the first of them every time
+  // (Promise.all rejects with whichever read happened to fail first).
+  const reads = await Promise.allSettled(tlsPaths(files).map((path) => readFile(path)))
+  return reads.map((read, index) => {
+    if (read.status === 'fulfilled') return read.value
+    throw tlsFileProblem(files, which[index] ?? 'cert', readFailure(read.reason))
+  })
 }
 
 /**

@@ -74,3 +74,16 @@ test('the token and TLS file errors quote a long path cut too', async () => {
     assert.match(line, /^(METRICS_AUTH_TOKEN_FILE|TLS_CERT_FILE)="\/tmp\/x+"\.\.\. \(100005 characters\): /)
   }
 })
+
+test('when every TLS file fails, the line names the first of them each time', async () => {
+  // Two unreadable files fail at about the same moment; the line must not depend on which
+  // read the kernel answered first (it did, and the suite failed once in CI on Node 22).
+  const missing = '/nonexistent-objstore-exporter/cert.pem'
+  const named = new Set<string>()
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    await readTlsFiles({ certFile: missing, keyFile: '/tmp/', clientCaFile: '' }).catch((error: unknown) => {
+      if (error instanceof ConfigError) named.add(error.lines[0]?.split('=')[0] ?? '')
+    })
+  }
+  assert.deepEqual([...named], ['TLS_CERT_FILE'])
+})
