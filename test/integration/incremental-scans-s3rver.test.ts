@@ -8,6 +8,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3'
 import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { subtotalsOf } from '../../src/snapshot/stored-records.js'
 import { EventForwarder } from '../support/event-forwarding.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import { sampleValue } from '../support/exposition.js'
@@ -156,6 +157,11 @@ test('changed keys marked: the dirty ranges listed again give a full listing, fo
     const ranges = first.snapshot.buckets[0]?.ranges
     assert.ok(ranges && ranges.ranges >= 4, `ranges ${JSON.stringify(ranges)}`)
     assert.equal(ranges.relistedRatio, 1)
+    assert.equal(
+      subtotalsOf(first.snapshot.buckets[0])?.subtotals.reduce((sum, subtotal) => sum + subtotal.entries, 0),
+      KEYS.length,
+      'each range counts the objects it holds, not its last page past its end',
+    )
     const quiet = await round(exporter, 'marked')
     assert.equal(quiet.pages, 0, 'nothing marked, no range due: nothing listed')
     assertSameMeasure(await fullListing('marked'), {

@@ -4,12 +4,11 @@ import { after, before, test } from 'node:test'
 import { CreateBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3'
 import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import { subtotalsOf } from '../../src/snapshot/stored-records.js'
-import { rangeHolding } from '../../src/sources/s3/key-ranges.js'
 import { rangeEnds } from '../../src/sources/subtotals.js'
 import { type RunningExporter, startExporter } from '../support/exporter.js'
 import type { ParsedExposition } from '../support/exposition.js'
 import { listedRows, writeInventory } from '../support/inventory.js'
-import { rangeStarts, usageLines } from '../support/listing-comparison.js'
+import { assertOnlyChangedRanges, inventoryComparable } from '../support/listing-comparison.js'
 import { type S3Gate, startS3Gate } from '../support/s3-gate.js'
 import { fillBucket, putObjects, type S3rverProcess, startS3rver } from '../support/s3rver.js'
 import { scratchFolder } from '../support/scratch.js'
@@ -84,16 +83,8 @@ async function round(exporter: RunningExporter) {
   return { snapshot, seen }
 }
 
-/** The record and scrape without what only an inventory or only a listing has. */
-function figures(snapshot: UsageSnapshot, scrape: ParsedExposition) {
-  const record = snapshot.buckets.find((bucket) => bucket.name === BUCKET)
-  assert.ok(record?.scanSuccess, 'measured')
-  const { inventory: _inventory, multipart: _uploads, ...usage } = record.usage ?? {}
-  const lines = usageLines(scrape).filter(
-    (line) => !line.startsWith('objstore_bucket_inventory_') && !line.startsWith('objstore_bucket_multipart'),
-  )
-  return { usage, lines }
-}
+const figures = (snapshot: UsageSnapshot, scrape: ParsedExposition) =>
+  inventoryComparable(snapshot, scrape, BUCKET)
 
 /** What an exporter listing the bucket whole, without its inventory, measures now. */
 async function fullListing() {
@@ -148,23 +139,8 @@ test('events after the inventory mark ranges: only those are listed, and the fig
     await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'obj-002300' }))
     changed.push('obj-002300')
     for (const key of changed) exporter.exporter.scanner.keyChanges.markChanged(BUCKET, key)
-    const throughs = rangeEnds(ranges.subtotals)
-    const dirty = new Set(changed.map((key) => rangeHolding(throughs, key)))
     const marked = await round(exporter)
-    assert.ok(marked.seen.length > 0, 'the marked ranges listed')
-    assert.deepEqual(
-      marked.seen.filter((request) => request.operation !== 'ListObjectsV2'),
-      [],
-      'only LIST requests, for the ranges',
-    )
-    assert.deepEqual(
-      rangeStarts(marked.seen, BUCKET, 'ListObjectsV2').sort(),
-      [...dirty]
-        .filter((index) => index > 0)
-        .map((index) => throughs[index - 1] as string)
-        .sort(),
-      'each dirty range listed from its start, and no other',
-    )
+    assertOnlyChangedRanges(marked.seen, BUCKET, 'ListObjectsV2', rangeEnds(ranges.subtotals), changed)
     const now = await fullListing()
     assert.deepStrictEqual(figures(marked.snapshot, await exporter.scrape()), now, 'a full listing of now')
     assert.equal(marked.snapshot.buckets[0]?.ranges?.dirty, 0)

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { CreateBucketCommand, ListObjectVersionsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3'
 import { startExporter } from '../support/exporter.js'
-import { type InventoryRowSpec, writeInventory } from '../support/inventory.js'
+import { type InventoryRowSpec, versionedRows, writeInventory } from '../support/inventory.js'
 import { usageLines } from '../support/listing-comparison.js'
 import { type RgwCluster, startRgwCluster } from '../support/rgw-cluster.js'
 import { inParallel, rgwS3Client, rgwSourceEnv, ScenarioWriter } from '../support/rgw-scenario.js'
@@ -19,48 +19,6 @@ let cluster: RgwCluster
 let client: S3Client
 let rows: InventoryRowSpec[] = []
 const DEST = 'inventories'
-
-/** Every version and delete marker, keys in order, each key's newest first, as AWS writes them. */
-async function versionRows(bucket: string): Promise<InventoryRowSpec[]> {
-  const found: InventoryRowSpec[] = []
-  let keyMarker: string | undefined
-  let versionIdMarker: string | undefined
-  for (let page = 0; page < 100; page++) {
-    const answer = await client.send(
-      new ListObjectVersionsCommand({
-        Bucket: bucket,
-        KeyMarker: keyMarker,
-        VersionIdMarker: versionIdMarker,
-      }),
-    )
-    for (const version of answer.Versions ?? []) {
-      found.push({
-        key: version.Key as string,
-        versionId: version.VersionId,
-        isLatest: version.IsLatest ?? false,
-        isDeleteMarker: false,
-        size: version.Size ?? 0,
-        modified: version.LastModified as Date,
-        storageClass: version.StorageClass ?? 'STANDARD',
-      })
-    }
-    for (const marker of answer.DeleteMarkers ?? []) {
-      found.push({
-        key: marker.Key as string,
-        versionId: marker.VersionId,
-        isLatest: marker.IsLatest ?? false,
-        isDeleteMarker: true,
-        size: undefined,
-        modified: marker.LastModified as Date,
-        storageClass: 'STANDARD',
-      })
-    }
-    if (!answer.IsTruncated) break
-    keyMarker = answer.NextKeyMarker
-    versionIdMarker = answer.NextVersionIdMarker
-  }
-  return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-}
 
 before(async () => {
   cluster = await startRgwCluster()
@@ -80,7 +38,7 @@ before(async () => {
   })
   for (let index = 0; index < 5; index++) await writer.delete('history', `team-${index % 3}/gone-${index}`)
   await client.send(new CreateBucketCommand({ Bucket: DEST }))
-  rows = await versionRows('history')
+  rows = await versionedRows(client, 'history')
 })
 
 after(async () => {

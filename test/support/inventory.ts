@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
-import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import {
+  type DeleteMarkerEntry,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  type ObjectVersion,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 import type { InventoryColumn } from '../../src/sources/s3/inventory/manifest.js'
 
@@ -60,6 +67,47 @@ export async function listedRows(client: S3Client, bucket: string): Promise<Inve
     if (!answer.IsTruncated) return rows
   }
   throw new Error('listing did not end')
+}
+
+/**
+ * Every version and delete marker of `bucket` as the store lists them (ListObjectVersions), keys in
+ * order and each key's newest first, as AWS writes an inventory of every version.
+ */
+export async function versionedRows(client: S3Client, bucket: string): Promise<InventoryRowSpec[]> {
+  const found: InventoryRowSpec[] = []
+  let keyMarker: string | undefined
+  let versionIdMarker: string | undefined
+  for (let page = 0; page < 1000; page++) {
+    const answer = await client.send(
+      new ListObjectVersionsCommand({
+        Bucket: bucket,
+        KeyMarker: keyMarker,
+        VersionIdMarker: versionIdMarker,
+      }),
+    )
+    const entry = (listed: ObjectVersion | DeleteMarkerEntry, size: number | undefined) => ({
+      key: listed.Key as string,
+      versionId: listed.VersionId,
+      isLatest: listed.IsLatest ?? false,
+      isDeleteMarker: size === undefined,
+      size,
+      modified: listed.LastModified as Date,
+      storageClass: ('StorageClass' in listed ? listed.StorageClass : undefined) ?? 'STANDARD',
+    })
+    for (const version of answer.Versions ?? []) found.push(entry(version, version.Size ?? 0))
+    for (const marker of answer.DeleteMarkers ?? []) found.push(entry(marker, undefined))
+    if (!answer.IsTruncated) return found.sort(newestFirstByKey)
+    keyMarker = answer.NextKeyMarker
+    versionIdMarker = answer.NextVersionIdMarker
+  }
+  throw new Error('version listing did not end')
+}
+
+/** Keys in order; one key's entries the latest first, then the newer before the older. */
+function newestFirstByKey(a: InventoryRowSpec, b: InventoryRowSpec): number {
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1
+  if ((a.isLatest ?? false) !== (b.isLatest ?? false)) return a.isLatest ? -1 : 1
+  return b.modified.getTime() - a.modified.getTime()
 }
 
 const CSV_COLUMNS = ['Bucket', 'Key', 'Size', 'LastModifiedDate', 'ETag', 'StorageClass']

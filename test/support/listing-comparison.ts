@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { UsageSnapshot } from '../../src/snapshot/snapshot.js'
+import { rangeHolding } from '../../src/sources/s3/key-ranges.js'
 import type { ParsedExposition } from './exposition.js'
 import type { GateVerdict } from './s3-gate.js'
 import type { S3Request } from './s3-requests.js'
@@ -89,6 +90,51 @@ export function rangeStarts(seen: readonly S3Request[], bucket: string, operatio
     .map((request) => request.query.get(operation === 'ListObjectsV2' ? 'start-after' : 'key-marker') ?? '')
     .filter((start) => start !== '')
   return [...new Set(starts)]
+}
+
+/**
+ * A bucket's record and scrape without what only an inventory or only a listing has: the
+ * inventory's own families, and incomplete uploads (an inventory has none; a listing lists them).
+ */
+export function inventoryComparable(snapshot: UsageSnapshot, scrape: ParsedExposition, bucket: string) {
+  const record = snapshot.buckets.find((found) => found.name === bucket)
+  assert.ok(record?.scanSuccess, `${bucket} measured`)
+  const { inventory: _inventory, multipart: _uploads, ...usage } = record.usage ?? {}
+  const lines = usageLines(scrape).filter(
+    (line) => !line.startsWith('objstore_bucket_inventory_') && !line.startsWith('objstore_bucket_multipart'),
+  )
+  assert.ok(lines.length > 50, `${lines.length} samples compared`)
+  return { usage, lines }
+}
+
+/**
+ * Asserts that a round's LIST requests to `bucket` (`seen`) were `operation` alone, for the key
+ * ranges (ending at `throughs`) holding the `changed` keys, each listed from its start, and no
+ * other range; returns those ranges' indexes.
+ */
+export function assertOnlyChangedRanges(
+  seen: readonly S3Request[],
+  bucket: string,
+  operation: string,
+  throughs: readonly string[],
+  changed: readonly string[],
+): Set<number> {
+  const dirty = new Set(changed.map((key) => rangeHolding(throughs, key)))
+  assert.ok(seen.length > 0, 'the marked ranges listed')
+  assert.deepEqual(
+    seen.filter((request) => request.bucket === bucket && request.operation !== operation),
+    [],
+    `only ${operation} requests, for the ranges`,
+  )
+  assert.deepEqual(
+    rangeStarts(seen, bucket, operation).sort(),
+    [...dirty]
+      .filter((index) => index > 0)
+      .map((index) => throughs[index - 1] as string)
+      .sort(),
+    'each dirty range listed from its start, and no other',
+  )
+  return dirty
 }
 
 /**
