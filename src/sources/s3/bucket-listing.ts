@@ -7,7 +7,7 @@ import type { ListingSlots } from '../listings-in-flight.js'
 import type { ListingProgress } from '../types.js'
 import type { SendRequest } from './client.js'
 import { objectSize } from './errors.js'
-import { compareKeys, type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
+import { compareKeys, type KeyRange, type ProbeAnswer, type ProbeRequest, pastRange } from './key-ranges.js'
 import {
   checkedPages,
   type IgnoredStarts,
@@ -21,6 +21,7 @@ import { listObjectsV2, listObjectVersions } from './listing-requests.js'
 import type { ListedEntry, ListingKind, ListingPage } from './listing-xml.js'
 import { type Marker, marker, markerIdentity, pages } from './pages.js'
 import { listByRanges, type RangedListing, type SplitSettings } from './ranged-listing.js'
+import type { PieceListing } from './subtotal-listing.js'
 
 /**
  * A bucket's listing through the SDK, current objects (ListObjectsV2) or every version
@@ -56,7 +57,7 @@ export function listCurrent(listing: BucketListing, newFold: () => UsageAccumula
 export function currentListing(
   listing: BucketListing,
   newFold: () => UsageAccumulator,
-): RangedListing<ListingPage, UsageAccumulator> & { entries(page: ListingPage): number } {
+): RangedListing<ListingPage, UsageAccumulator> & Pick<PieceListing<ListingPage, unknown>, 'entries'> {
   const { client, bucket, prefixes } = listing
   const action = `ListObjectsV2 ${bucket}`
   return {
@@ -110,7 +111,8 @@ export function currentListing(
     },
     continuesAfter: (page) => (page.truncated ? page.contents.at(-1)?.key : undefined),
     finish: (fold) => fold.finish(),
-    entries: (page) => page.contents.length,
+    entries: (page, range, skipThrough) =>
+      count(page.contents, (object) => inPiece(object.key ?? '', range, skipThrough)),
   }
 }
 
@@ -140,7 +142,7 @@ export function listVersions(
 export function versionsListing(
   listing: BucketListing,
   newFold: () => VersionListingFold,
-): RangedListing<ListingPage, VersionListingFold> & { entries(page: ListingPage): number } {
+): RangedListing<ListingPage, VersionListingFold> & Pick<PieceListing<ListingPage, unknown>, 'entries'> {
   const { client, bucket } = listing
   const action = `ListObjectVersions ${bucket}`
   return {
@@ -173,9 +175,7 @@ export function versionsListing(
         new VersionsOrder(action, range.after),
       ),
     foldPage: (fold, page, range, skipThrough) => {
-      const within = (entry: ListedEntry) =>
-        !pastRange(entry.key ?? '', range) &&
-        (skipThrough === undefined || compareKeys(entry.key ?? '', skipThrough) > 0)
+      const within = (entry: ListedEntry) => inPiece(entry.key ?? '', range, skipThrough)
       const { versions, deleteMarkers } = page
       const keptVersions = versions.filter(within)
       const keptMarkers = deleteMarkers.filter(within)
@@ -196,8 +196,22 @@ export function versionsListing(
     },
     continuesAfter: (page) => (page.truncated ? page.nextKeyMarker : undefined),
     finish: (fold) => fold.finish(),
-    entries: (page) => page.versions.length + page.deleteMarkers.length,
+    entries: (page, range, skipThrough) => {
+      const within = (entry: ListedEntry) => inPiece(entry.key ?? '', range, skipThrough)
+      return count(page.versions, within) + count(page.deleteMarkers, within)
+    },
   }
+}
+
+/** Whether `key` is within `range` and past `skipThrough` (a piece's entries; see PieceListing.entries). */
+function inPiece(key: string, range: KeyRange, skipThrough: string | undefined): boolean {
+  return !pastRange(key, range) && (skipThrough === undefined || compareKeys(key, skipThrough) > 0)
+}
+
+function count<T>(items: readonly T[], test: (item: T) => boolean): number {
+  let found = 0
+  for (const item of items) if (test(item)) found++
+  return found
 }
 
 /** What either listing needs whatever it lists: the budget, the split and the plan's probes. */

@@ -13,8 +13,11 @@ import type { RangedListing } from './ranged-listing.js'
  */
 
 export interface PieceListing<Page, Fold> extends RangedListing<Page, Fold> {
-  /** Entries a page holds (objects, or versions and delete markers). */
-  entries(page: Page): number
+  /**
+   * Entries of the page within `range` and past `skipThrough` (objects, or versions and delete
+   * markers): a range's last page runs past its end, and those entries are the next range's.
+   */
+  entries(page: Page, range: KeyRange, skipThrough?: string): number
   /** A piece is cut once it holds this many entries. */
   readonly pieceEntries: number
 }
@@ -78,7 +81,9 @@ async function listPieces<Page, Fold>(
   for await (const page of listing.pages(range, signal)) {
     if (cut !== undefined) {
       // The rest of the cut key's entries (versions on the next page) go to the full piece.
-      if (listing.foldPage(fold, page, { after: piece.after, through: cut })) continue
+      const rest = { after: piece.after, through: cut }
+      entries += listing.entries(page, rest)
+      if (listing.foldPage(fold, page, rest)) continue
       pieces.push({ through: cut, entries, usage: listing.finish(fold) })
       fold = listing.newFold()
       entries = 0
@@ -87,8 +92,8 @@ async function listPieces<Page, Fold>(
       cut = undefined
     }
     const more = listing.foldPage(fold, page, piece, skip)
+    entries += listing.entries(page, piece, skip)
     skip = undefined
-    entries += listing.entries(page)
     if (!more) break
     const last = listing.continuesAfter(page)
     if (last !== undefined && entries >= listing.pieceEntries) cut = last
