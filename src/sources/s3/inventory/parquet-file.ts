@@ -97,7 +97,11 @@ export async function* parquetRows(body: Readable, reading: FileReading): AsyncG
           for (const [index, column] of pages.entries()) {
             values.set(names[index] as string, await readable(file, () => column.take(count)))
           }
-          yield Array.from({ length: count }, (_, row) => rowOf((name) => values.get(name)?.[row], file.key))
+          let row = 0
+          const value = (name: string) => values.get(name)?.[row]
+          const batch: InventoryRow[] = []
+          for (; row < count; row++) batch.push(rowOf(value, file.key))
+          yield batch
         }
       }
     } finally {
