@@ -129,3 +129,29 @@ test('a row group declaring more rows than its columns hold is refused, not read
     message: /x\.parquet: column key ends after 2 of its row group's 200000 rows: not read further$/,
   })
 })
+
+test('a page of more values than a page may hold is refused, whatever its row group declares', async () => {
+  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
+    column: 'key',
+    values: 3_000_000,
+    groupRows: 3_000_000,
+  })
+  await assert.rejects(read(bytes, 100), {
+    message:
+      /x\.parquet: a page of key declares 3000000 values, more than the 2097152 a page may hold: not read$/,
+  })
+})
+
+test("a page's declared values count against S3_INVENTORY_MAX_INFLATION before they are decoded", async () => {
+  // 1,000,000 values (8 MB counted) in a file of a few kB, under a page's and the group's bounds.
+  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
+    column: 'key',
+    values: 1_000_000,
+    groupRows: 1_000_000,
+  })
+  await assert.rejects(read(bytes, 100), {
+    message: new RegExp(
+      `x\\.parquet inflates past ${100 * bytes.length} bytes \\(S3_INVENTORY_MAX_INFLATION 100 times`,
+    ),
+  })
+})
