@@ -16,7 +16,7 @@ import { writeMetadata } from 'hyparquet-writer/src/metadata.js'
 export interface Lie {
   readonly column: string
   readonly values: number
-  readonly groupRows?: number
+  readonly groupRows?: number | undefined
 }
 
 export function lyingParquet(file: Buffer, lie: Lie): Buffer {

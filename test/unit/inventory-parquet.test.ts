@@ -103,11 +103,12 @@ async function readInChild(bytes: Buffer): Promise<{ code: number | null; out: s
   }
 }
 
+/** Two good rows, one column's chunk replaced by a page declaring `values` values. */
+const lying = (column: string, values: number, groupRows?: number) =>
+  lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), { column, values, groupRows })
+
 test('a page declaring 50,000,000 values in a few bytes is refused before they are allocated', async () => {
-  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
-    column: 'storage_class',
-    values: 50_000_000,
-  })
+  const bytes = lying('storage_class', 50_000_000)
   assert.ok(bytes.length < 20_000, `${bytes.length} bytes`)
   const { code, out, err } = await readInChild(bytes)
   assert.equal(code, 0, `the reader died: ${err.match(/FATAL ERROR[^\n]*/)?.[0] ?? err.slice(-300)}`)
@@ -119,11 +120,7 @@ test('a page declaring 50,000,000 values in a few bytes is refused before they a
 
 test('a row group declaring more rows than its columns hold is refused, not read as empty rows', async () => {
   // The footer says 200,000 rows, storage_class's page says so too, every other column holds 2.
-  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
-    column: 'storage_class',
-    values: 200_000,
-    groupRows: 200_000,
-  })
+  const bytes = lying('storage_class', 200_000, 200_000)
   await assert.rejects(read(bytes, 100), {
     name: 'SourceError',
     message: /x\.parquet: column key ends after 2 of its row group's 200000 rows: not read further$/,
@@ -131,12 +128,7 @@ test('a row group declaring more rows than its columns hold is refused, not read
 })
 
 test('a page of more values than a page may hold is refused, whatever its row group declares', async () => {
-  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
-    column: 'key',
-    values: 3_000_000,
-    groupRows: 3_000_000,
-  })
-  await assert.rejects(read(bytes, 100), {
+  await assert.rejects(read(lying('key', 3_000_000, 3_000_000), 100), {
     message:
       /x\.parquet: a page of key declares 3000000 values, more than the 2097152 a page may hold: not read$/,
   })
@@ -144,11 +136,7 @@ test('a page of more values than a page may hold is refused, whatever its row gr
 
 test("a page's declared values count against S3_INVENTORY_MAX_INFLATION before they are decoded", async () => {
   // 1,000,000 values (8 MB counted) in a file of a few kB, under a page's and the group's bounds.
-  const bytes = lyingParquet(parquetFile('b', ROWS.slice(0, 2), false), {
-    column: 'key',
-    values: 1_000_000,
-    groupRows: 1_000_000,
-  })
+  const bytes = lying('key', 1_000_000, 1_000_000)
   await assert.rejects(read(bytes, 100), {
     message: new RegExp(
       `x\\.parquet inflates past ${100 * bytes.length} bytes \\(S3_INVENTORY_MAX_INFLATION 100 times`,
