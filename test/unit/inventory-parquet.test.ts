@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { parquetWriteBuffer } from 'hyparquet-writer'
 import type { InventoryColumn } from '../../src/sources/s3/inventory/manifest.js'
 import { parquetRows } from '../../src/sources/s3/inventory/parquet-file.js'
 import { parquetFile } from '../support/inventory.js'
@@ -141,5 +142,25 @@ test("a page's declared values count against S3_INVENTORY_MAX_INFLATION before t
     message: new RegExp(
       `x\\.parquet inflates past ${100 * bytes.length} bytes \\(S3_INVENTORY_MAX_INFLATION 100 times`,
     ),
+  })
+})
+
+test('a page inflating past 16 MiB is refused, within S3_INVENTORY_MAX_INFLATION or not', async () => {
+  // One page of 10,000 keys of 2,000 characters (20 MB), some 1 MB in the file: within 100 times.
+  const keys = Array.from({ length: 10_000 }, (_, index) => `${'k'.repeat(2_000)}/${index}`)
+  const bytes = Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'key', data: keys, type: 'STRING' },
+        { name: 'size', data: keys.map(() => 1n), type: 'INT64' },
+        { name: 'last_modified_date', data: keys.map(() => new Date(0)), type: 'TIMESTAMP' },
+        { name: 'storage_class', data: keys.map(() => 'STANDARD'), type: 'STRING' },
+      ],
+      pageSize: 64 * 2 ** 20,
+    }),
+  )
+  await assert.rejects(read(bytes, 100), {
+    message:
+      /x\.parquet: a page of key declares \d+ bytes, more than the 16777216 a page may inflate to: not read$/,
   })
 })

@@ -17,7 +17,7 @@ export type ColumnDecoder = Parameters<typeof readPage>[2]
  */
 const MAX_PAGE_VALUES = 2_097_152
 /** The most bytes one page may declare it inflates to (writers aim at pages of about 1 MiB). */
-const MAX_PAGE_BYTES = 64 * 2 ** 20
+const MAX_PAGE_BYTES = 16 * 2 ** 20
 /** What a declared value counts against S3_INVENTORY_MAX_INFLATION: the least it takes decoded. */
 const VALUE_BYTES = 8
 const HEADER_PROBES = [64 * 2 ** 10, 4 * 2 ** 20]
