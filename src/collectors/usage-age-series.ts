@@ -5,9 +5,9 @@
  * other per-bucket families (usage-series.ts), from the same record.
  */
 
+import { AGE_BANDS } from '../figures/age-bands.js'
 import { describe, family } from '../metrics/families.js'
 import type { MetricSink } from '../metrics/metric-set.js'
-import { AGE_BANDS } from '../record/age-bands.js'
 import type { BucketUsage } from '../sources/types.js'
 
 /** What the `age` label's values mean, said once in every help text that has one. */

@@ -10,6 +10,14 @@ import { quota } from './quota/index.js'
 import { sizes } from './sizes/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
+import { versions } from './versions/index.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
-export const FIGURES = [emptyObjects, quota, times, inventory, sizes] as const satisfies readonly AnyFigure[]
+export const FIGURES = [
+  emptyObjects,
+  quota,
+  times,
+  inventory,
+  sizes,
+  versions,
+] as const satisfies readonly AnyFigure[]

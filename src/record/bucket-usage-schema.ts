@@ -7,9 +7,8 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox'
 import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
+import { AGE_BANDS } from '../figures/age-bands.js'
 import { figureProperties } from '../figures/assemble.js'
-import { MINIO_VERSION_RANGES } from '../figures/versions/ranges.js'
-import { AGE_BANDS } from './age-bands.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
 import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
 import { MAX_STORAGE_CLASSES, STORAGE_CLASS_PATTERN } from './storage-classes.js'
@@ -53,23 +52,6 @@ const StorageClassMap = <T extends TSchema>(figure: T) =>
     maxProperties: MAX_STORAGE_CLASSES + 1,
   })
 
-export const VersionUsageSchema = Type.Object({
-  /** Every version, delete markers included (MinIO's definition of the version total). */
-  versions: Count,
-  deleteMarkers: Count,
-  noncurrentBytes: Count,
-  /** Keys per MINIO_VERSION_RANGES entry. */
-  versionRanges: Counts(MINIO_VERSION_RANGES.length),
-  /**
-   * Noncurrent versions' bytes and count per AGE_BANDS band of how long they have been noncurrent:
-   * since their successor (the next newer entry of the key, a delete marker included) was written.
-   */
-  noncurrentAgeBytes: Type.Optional(AgeCounts),
-  noncurrentAgeVersions: Type.Optional(AgeCounts),
-  /** Keys whose only entry is a delete marker ("expired object delete markers"). */
-  expiredDeleteMarkers: Type.Optional(Count),
-})
-
 export const MultipartUsageSchema = Type.Object({
   incomplete: Count,
   /** Initiation time of the oldest incomplete upload; absent when none. */
@@ -86,7 +68,7 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last; the quota and the sizes are ones). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota, the sizes and the versions are ones). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
@@ -100,8 +82,6 @@ export const BucketUsageSchema = Type.Object({
   storageClassBytes: Type.Optional(StorageClassMap(Count)),
   /** Bytes of current objects per storage class and AGE_BANDS band. */
   storageClassAgeBytes: Type.Optional(StorageClassMap(AgeCounts)),
-  /** Present when versions were listed (SCAN_VERSIONS and a store that supports it). */
-  versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */
   multipart: Type.Optional(MultipartUsageSchema),
   /**

@@ -26,20 +26,7 @@ export function usageInvariantProblem(usage: BucketUsage): string | undefined {
       'storageClassBytes',
       'bytes',
     ) ??
-    versionProblem(usage.versions) ??
     multipartProblem(usage.multipart)
-  )
-}
-
-function versionProblem(versions: BucketUsage['versions']): string | undefined {
-  if (versions === undefined) return undefined
-  if (versions.deleteMarkers > versions.versions)
-    return `/usage/versions: ${versions.deleteMarkers} delete markers among ${versions.versions} versions`
-  return sumProblem(
-    versions.noncurrentAgeBytes,
-    versions.noncurrentBytes,
-    'versions/noncurrentAgeBytes',
-    'versions/noncurrentBytes',
   )
 }
 

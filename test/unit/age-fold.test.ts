@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AGE_BANDS, ageSlot } from '../../src/record/age-bands.js'
+import { AGE_BANDS, ageSlot } from '../../src/figures/age-bands.js'
 import { UsageAccumulator } from '../../src/record/bucket-usage.js'
 import { mergeUsage } from '../../src/record/usage-sums.js'
 import { type VersionEntry, VersionListingFold } from '../../src/record/version-listing.js'

@@ -1,5 +1,5 @@
 import type { CatalogueName } from '../../../src/collectors/catalogue.js'
-import { AGE_BANDS } from '../../../src/record/age-bands.js'
+import { AGE_BANDS } from '../../../src/figures/age-bands.js'
 import type { QuerySpec, RowSpec } from '../grafana.js'
 import { bargauge, note, table, timeseries, unitOverride } from '../panels.js'
 import type { Queries } from '../queries.js'
