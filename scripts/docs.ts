@@ -11,9 +11,7 @@ import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { describeExpected } from '../src/config/schema-helpers.js'
 import { SeriesCounter } from '../src/exposition/usage-budget.js'
-import { ageCounts } from '../src/figures/age/bands.js'
 import { figureExamples } from '../src/figures/assemble.js'
-import { MINIO_VERSION_RANGES } from '../src/figures/versions/ranges.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import { exposedFamily, type FamilyGroup } from '../src/metrics/families.js'
 import { sketchCapacity } from '../src/record/prefix-sketch.js'
@@ -162,15 +160,6 @@ const REFERENCE_BUCKET: BucketRecord = {
   usage: {
     bytes: 1,
     objects: 1,
-    versions: {
-      versions: 1,
-      deleteMarkers: 0,
-      noncurrentBytes: 0,
-      versionRanges: new Array<number>(MINIO_VERSION_RANGES.length).fill(0),
-      noncurrentAgeBytes: ageCounts(),
-      noncurrentAgeVersions: ageCounts(),
-      expiredDeleteMarkers: 0,
-    },
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
     prefixes: {

@@ -68,32 +68,6 @@ const usageFamilies = describe('usage', {
     'usage',
     { minio: 'bucket_usage_object_total' },
   ),
-  bucket_usage_versions: family(
-    'gauge',
-    ['bucket'],
-    'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
-    'versions',
-    { minio: 'bucket_usage_version_total' },
-  ),
-  bucket_usage_deletemarkers: family(
-    'gauge',
-    ['bucket'],
-    'Delete markers in the bucket (SCAN_VERSIONS).',
-    'versions',
-    { minio: 'bucket_usage_deletemarker_total' },
-  ),
-  bucket_noncurrent_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
-    'versions',
-  ),
-  bucket_objects_version_distribution: family(
-    'gauge',
-    ['bucket', 'range'],
-    'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
-    'versions',
-  ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
@@ -237,18 +211,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  if (usage.versions) {
-    out.set('bucket_usage_versions', bucket, usage.versions.versions)
-    out.set('bucket_usage_deletemarkers', bucket, usage.versions.deleteMarkers)
-    out.set('bucket_noncurrent_bytes', bucket, usage.versions.noncurrentBytes)
-    MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
-      out.set(
-        'bucket_objects_version_distribution',
-        { bucket: name, range },
-        usage.versions?.versionRanges[slot] ?? 0,
-      )
-    })
-  }
   if (usage.multipart) {
     out.set('bucket_multipart_uploads_incomplete', bucket, usage.multipart.incomplete)
     if (usage.multipart.oldestInitiatedSeconds !== undefined) {

@@ -12,6 +12,7 @@ import { sizes } from './sizes/index.js'
 import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
+import { versions } from './versions/index.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
 export const FIGURES = [
@@ -22,4 +23,5 @@ export const FIGURES = [
   sizes,
   storageClass,
   age,
+  versions,
 ] as const satisfies readonly AnyFigure[]

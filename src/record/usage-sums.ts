@@ -8,7 +8,7 @@
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
-import { FIGURE_COMBINATIONS, inPropertyPlaces, mergedFigures } from '../figures/assemble.js'
+import { FIGURE_COMBINATIONS, inPropertyPlaces, withMergedFigures } from '../figures/assemble.js'
 import { classKey } from '../figures/storage-class/names.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
 import { mergePrefixes } from './prefix-sketch.js'
@@ -27,13 +27,6 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   inPropertyPlaces([
     { path: 'bytes', says: 'bytes' },
     { path: 'objects', says: 'objects' },
-    { path: 'versions.versions', says: 'versions' },
-    { path: 'versions.deleteMarkers', says: 'delete markers' },
-    { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },
-    { path: 'versions.versionRanges', says: 'the version distribution' },
-    { path: 'versions.noncurrentAgeBytes', says: 'noncurrent bytes and versions per age band' },
-    { path: 'versions.noncurrentAgeVersions', says: 'noncurrent bytes and versions per age band' },
-    { path: 'versions.expiredDeleteMarkers', says: 'expired delete markers' },
     { path: 'multipart.incomplete', says: 'incomplete uploads' },
     { path: 'multipart.bytes', says: 'their bytes' },
     { path: 'multipart.unsized', says: 'unsized uploads' },
@@ -132,7 +125,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
   const prefixes =
     a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
-  return {
+  const merged: BucketUsage = {
     ...summed,
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
@@ -142,9 +135,9 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
     ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
-    // The figures of src/figures/ that do not add up, as each says.
-    ...mergedFigures(a, b),
   }
+  // The figures of src/figures/ that do not add up, as each says.
+  return withMergedFigures(merged, a, b)
 }
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
