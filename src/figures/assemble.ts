@@ -153,6 +153,10 @@ function placedBefore(order: readonly string[], moved: readonly string[], anchor
 }
 
 /** Writes every listed figure's families from a bucket's record. */
-export function writeFigures(out: MetricSink<Families>, bucket: string, usage: FigureValues): void {
-  for (const figure of LISTED) figure.write(out, bucket, usage)
+export function writeFigures(
+  out: MetricSink<Families>,
+  bucket: string,
+  usage: RecordTotals & FigureValues,
+): void {
+  for (const figure of LISTED) figure.write(out, bucket, usage, usage)
 }

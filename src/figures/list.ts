@@ -7,6 +7,7 @@
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
 import { inventory } from './inventory/index.js'
+import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
 import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
@@ -20,4 +21,5 @@ export const FIGURES = [
   inventory,
   storageClass,
   age,
+  prefixes,
 ] as const satisfies readonly AnyFigure[]

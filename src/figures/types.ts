@@ -33,7 +33,7 @@ export interface ListedObject {
   modifiedMs: number
   /** As the store lists it; undefined where the source has no storage classes (fs). */
   storageClass?: string | undefined
-  /** The label of the key's prefix (prefix-sketch.ts: keyPrefix), when prefixes are measured. */
+  /** The label of the key's prefix (prefixes/labels.ts: keyPrefix), when prefixes are measured. */
   prefix?: string | undefined
 }
 
@@ -57,6 +57,11 @@ export interface RecordParts {
 /** One bucket's step of the fold for a figure: each current object, then the figure's properties. */
 export interface FigureFold<R> {
   add(object: ListedObject): void
+  /**
+   * Objects already added without a prefix, counted under `prefix` at once (the fs walk sums a
+   * folder's files, which share one prefix, and adds them once): the prefix figure's.
+   */
+  addToPrefix?(prefix: string, bytes: number, objects: number): void
   finish(): R
 }
 
@@ -83,9 +88,9 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
    * Its step of the fold of a listing: one per bucket measured (undefined when `options` ask none
    * of its figures: the objects are not handed to it); absent for a figure no listing gives.
    */
-  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>> | undefined
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Frozen<Partial<Static<TObject<P>>>>> | undefined
   /** How each of its properties combines (a complete table: the compiler checks every one is there). */
-  readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
+  readonly combine: { readonly [K in keyof P]-?: Combination<Frozen<Static<P[K]>>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
   readonly invariant?: (
     values: Frozen<Partial<Static<TObject<P>>>>,
@@ -95,8 +100,13 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   readonly example: Required<Static<TObject<P>>>
   /** Its per-bucket families (each with its BUCKET_METRICS group). */
   readonly families: F
-  /** Writes its families from a bucket's record (the `_other` row's too). */
-  readonly write: (out: MetricSink<F>, bucket: string, values: Frozen<Partial<Static<TObject<P>>>>) => void
+  /** Writes its families from a bucket's record (the `_other` row's too), whose totals it may read. */
+  readonly write: (
+    out: MetricSink<F>,
+    bucket: string,
+    values: Frozen<Partial<Static<TObject<P>>>>,
+    totals: RecordTotals,
+  ) => void
   /**
    * A figure of the record's first ones, moved into a folder, keeps its place: its families go
    * before `family` in the exposition (and docs/metrics.md), its properties before `property` in

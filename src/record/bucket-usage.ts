@@ -11,9 +11,9 @@ import type { Static } from '@sinclair/typebox'
 import { AgeFold, ageSlot } from '../figures/age/bands.js'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
 import type { Frozen } from '../figures/deep-readonly.js'
+import { topPrefixes } from '../figures/prefixes/sketch.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
 import type { BucketUsageSchema, MultipartUsageSchema, VersionUsageSchema } from './bucket-usage-schema.js'
-import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
 import {
   MINIO_SIZE_RANGES,
   MINIO_VERSION_RANGES,
@@ -76,8 +76,9 @@ export class UsageAccumulator {
   readonly #sizeHistogram = new Array<number>(OBJECT_SIZE_BOUNDS.length + 1).fill(0)
   readonly #sizeRanges = new Array<number>(MINIO_SIZE_RANGES.length).fill(0)
   #largestBytes = 0
-  readonly #prefixes: PrefixSketch | undefined
   readonly #figures: readonly FigureFold<FigureValues>[]
+  /** The prefix figure's fold (src/figures/prefixes/), when prefixes are measured. */
+  readonly #prefixes: FigureFold<FigureValues> | undefined
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
@@ -86,8 +87,8 @@ export class UsageAccumulator {
    * measured (each add() then names its prefix).
    */
   constructor(options: UsageFoldOptions) {
-    this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
     this.#figures = figureFolds(options)
+    this.#prefixes = this.#figures.find((figure) => figure.addToPrefix)
   }
 
   /** Current objects folded so far (a walk's progress). */
@@ -105,7 +106,7 @@ export class UsageAccumulator {
    * of its prefix when prefixes are measured); nothing of it is kept.
    */
   add(object: ListedObject): void {
-    const { size, prefix } = object
+    const { size } = object
     checkedSize(size)
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
@@ -113,7 +114,6 @@ export class UsageAccumulator {
     if (size > this.#largestBytes) this.#largestBytes = size
     ;(this.#sizeHistogram[sizeBoundSlot(size)] as number)++
     ;(this.#sizeRanges[minioSizeSlot(size)] as number)++
-    if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
     for (const figure of this.#figures) figure.add(object)
   }
 
@@ -122,7 +122,7 @@ export class UsageAccumulator {
    * folder's files, which share one prefix, and adds them once).
    */
   addPrefix(prefix: string, bytes: number, objects: number): void {
-    this.#prefixes?.add(prefix, bytes, objects)
+    this.#prefixes?.addToPrefix?.(prefix, bytes, objects)
   }
 
   finish(): BucketUsage {
@@ -135,8 +135,6 @@ export class UsageAccumulator {
       sizeHistogram: [...this.#sizeHistogram],
       sizeRanges: [...this.#sizeRanges],
       ...(hasObjects ? { largestObjectBytes: this.#largestBytes } : {}),
-      // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
-      ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
       ...figures,
     }
   }

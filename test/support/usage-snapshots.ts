@@ -1,3 +1,4 @@
+import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
 import {
   type BucketSettings,
   LIFECYCLE_STATES,
@@ -5,7 +6,6 @@ import {
   VERSIONING_STATES,
 } from '../../src/record/bucket-settings.js'
 import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
-import { ROOT_PREFIX } from '../../src/record/prefix-sketch.js'
 import { MINIO_VERSION_RANGES } from '../../src/record/size-ranges.js'
 import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
