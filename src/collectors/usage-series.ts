@@ -14,7 +14,6 @@ import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
-import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
 import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
@@ -97,23 +96,13 @@ export const usageSnapshotFamilies = inFigurePlaces(
     [
       usageFamilies,
       usageAgeFamilies,
-      prefixFamilies,
       bucketInfoFamilies,
       usageLogFamilies,
       userFamilies,
       scanHealthFamilies,
       figureFamilies,
     ],
-    [
-      'usage',
-      'usage by age',
-      'usage prefixes',
-      'bucket info',
-      'usage log',
-      'users',
-      'scan health',
-      'figures',
-    ],
+    ['usage', 'usage by age', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -222,7 +211,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     }
   }
   writeBucketAgeSeries(out, name, usage)
-  if (usage.prefixes) writePrefixes(out, name, usage)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)

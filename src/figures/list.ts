@@ -7,6 +7,7 @@
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
 import { inventory } from './inventory/index.js'
+import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
 import { sizes } from './sizes/index.js'
 import { storageClass } from './storage-class/index.js'
@@ -24,4 +25,5 @@ export const FIGURES = [
   storageClass,
   age,
   versions,
+  prefixes,
 ] as const satisfies readonly AnyFigure[]

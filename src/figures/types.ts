@@ -34,7 +34,7 @@ export interface ListedObject {
   modifiedMs: number
   /** As the store lists it; undefined where the source has no storage classes (fs). */
   storageClass?: string | undefined
-  /** The label of the key's prefix (prefix-sketch.ts: keyPrefix), when prefixes are measured. */
+  /** The label of the key's prefix (prefixes/labels.ts: keyPrefix), when prefixes are measured. */
   prefix?: string | undefined
   /** The key: given by a versioned listing, whose entries of one key follow each other. */
   key?: string | undefined
@@ -75,6 +75,11 @@ export interface RecordParts {
  */
 export interface FigureFold<R> {
   add(entry: ListedObject): void
+  /**
+   * Objects already added without a prefix, counted under `prefix` at once (the fs walk sums a
+   * folder's files, which share one prefix, and adds them once): the prefix figure's.
+   */
+  addToPrefix?(prefix: string, bytes: number, objects: number): void
   finish(): R
 }
 
@@ -106,7 +111,7 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
    * Its step of the fold of a listing: one per bucket measured (undefined when `options` ask none
    * of its figures: the objects are not handed to it); absent for a figure no listing gives.
    */
-  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>> | undefined
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Frozen<Partial<Static<TObject<P>>>>> | undefined
   /**
    * Which entries its fold step takes: `current` (the default) each current object of any
    * listing; `versions` every entry of a versioned listing (its step made only for one).
@@ -116,7 +121,7 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
    * How each of its properties combines (a complete table: the compiler checks every one is
    * there); a part of the record (an object) as each of its properties does.
    */
-  readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
+  readonly combine: { readonly [K in keyof P]-?: Combination<Frozen<Static<P[K]>>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
   readonly invariant?: (
     values: Frozen<Partial<Static<TObject<P>>>>,

@@ -6,33 +6,14 @@
  * bucket-usage.ts, which the fs walk's threads load without TypeBox.
  */
 import { Type } from '@sinclair/typebox'
-import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
 import { figureProperties } from '../figures/assemble.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
-import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
 import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 /** The range a Date can hold: a store may date an object 1970 or 2100, but nothing beyond this. */
 const DATE_LIMIT_SECONDS = 8.64e12
-const PrefixRowSchema = Type.Object({
-  prefix: Type.String({ minLength: 1, maxLength: PREFIX_LABEL_MAX_LENGTH }),
-  bytes: Count,
-  objects: Count,
-})
-
-/** A bucket's prefix figures, as the record holds them (BucketUsage.prefixes; prefix-sketch.ts: PrefixFigures). */
-const PrefixFiguresSchema = Type.Object({
-  /** Largest bytes first (equal bytes: by prefix); at most the sketch's capacity, PREFIX_TOP_K once served. */
-  rows: Type.Array(PrefixRowSchema, { maxItems: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Prefixes tracked while folding; two partial figures merge keeping this many. */
-  capacity: Type.Integer({ minimum: 1, maximum: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Bound on any row's overestimate and on any prefix not in `rows`; 0: every figure exact. */
-  errorBytes: Count,
-  /** The bucket had more prefixes than `rows` holds: the rest are the `_other` row. */
-  cut: Type.Boolean(),
-})
 
 /** A time the store reported (an object's modification, an upload's start), seconds since the epoch. */
 const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
@@ -67,8 +48,6 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
-  /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
-  prefixes: Type.Optional(PrefixFiguresSchema),
   /** Ownership and settings (bucket-settings.ts), where the source knows them. */
   settings: Type.Optional(BucketSettingsSchema),
   /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */

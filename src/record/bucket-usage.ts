@@ -10,9 +10,9 @@
 import type { Static } from '@sinclair/typebox'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
 import type { Frozen } from '../figures/deep-readonly.js'
+import { topPrefixes } from '../figures/prefixes/sketch.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
 import type { BucketUsageSchema, MultipartUsageSchema } from './bucket-usage-schema.js'
-import { PrefixSketch, sketchCapacity, topPrefixes } from './prefix-sketch.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = NonNullable<BucketUsage['versions']>
@@ -32,10 +32,11 @@ export type { ListedObject, UsageFoldOptions }
 export class UsageAccumulator {
   #bytes = 0
   #objects = 0
-  readonly #prefixes: PrefixSketch | undefined
   readonly #figures: readonly FigureFold<FigureValues>[]
   /** The figures that take every entry of a versioned listing; undefined for a listing of current objects. */
   readonly #versionFigures: readonly FigureFold<FigureValues>[] | undefined
+  /** The prefix figure's fold (src/figures/prefixes/), when prefixes are measured. */
+  readonly #prefixes: FigureFold<FigureValues> | undefined
 
   /**
    * `storageClasses`: whether the source knows storage classes (a filesystem does not); `nowMs`:
@@ -46,9 +47,9 @@ export class UsageAccumulator {
    * the current ones).
    */
   constructor(options: UsageFoldOptions) {
-    this.#prefixes = options.prefixTopK ? new PrefixSketch(sketchCapacity(options.prefixTopK)) : undefined
     this.#figures = figureFolds(options)
     this.#versionFigures = options.versions ? figureFolds(options, 'versions') : undefined
+    this.#prefixes = this.#figures.find((figure) => figure.addToPrefix)
   }
 
   /** Current objects folded so far (a walk's progress). */
@@ -67,7 +68,7 @@ export class UsageAccumulator {
    * listing, in key order (version-listing.ts); nothing of it is kept.
    */
   add(object: ListedObject): void {
-    const { size, prefix } = object
+    const { size } = object
     if (this.#versionFigures) {
       if (!object.isDeleteMarker) checkedSize(size)
       for (const figure of this.#versionFigures) figure.add(object)
@@ -78,7 +79,6 @@ export class UsageAccumulator {
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
     this.#objects++
-    if (this.#prefixes && prefix !== undefined) this.#prefixes.add(prefix, size)
     for (const figure of this.#figures) figure.add(object)
   }
 
@@ -87,7 +87,7 @@ export class UsageAccumulator {
    * folder's files, which share one prefix, and adds them once).
    */
   addPrefix(prefix: string, bytes: number, objects: number): void {
-    this.#prefixes?.add(prefix, bytes, objects)
+    this.#prefixes?.addToPrefix?.(prefix, bytes, objects)
   }
 
   finish(): BucketUsage {
@@ -99,8 +99,6 @@ export class UsageAccumulator {
     return {
       bytes: this.#bytes,
       objects: this.#objects,
-      // Every tracked prefix, so partial folds still merge; the source cuts them to the top K.
-      ...(this.#prefixes ? { prefixes: this.#prefixes.figures() } : {}),
       ...figures,
     }
   }

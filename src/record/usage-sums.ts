@@ -11,7 +11,6 @@
 import { FIGURE_COMBINATIONS, inPropertyPlaces, withMergedFigures } from '../figures/assemble.js'
 import { classKey } from '../figures/storage-class/names.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
-import { mergePrefixes } from './prefix-sketch.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -48,11 +47,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly parts: string
 }[] = inPropertyPlaces([
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
-  {
-    path: 'prefixes',
-    says: "the prefix rows (one bucket's key space: `logs/` of two buckets are not one prefix)",
-    parts: 'the sketches merged (prefix-sketch.ts)',
-  },
   { path: 'settings', says: 'the bucket info and tags', parts: "either part's: the bucket's" },
   { path: 'index', says: 'the index shards and fill', parts: "either part's: the bucket's" },
   {
@@ -123,14 +117,11 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
-  const prefixes =
-    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
   const merged: BucketUsage = {
     ...summed,
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
-    ...(prefixes ? { prefixes } : {}),
     // Settings and index are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),

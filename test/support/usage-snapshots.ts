@@ -1,3 +1,4 @@
+import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
 import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import {
   type BucketSettings,
@@ -6,7 +7,6 @@ import {
   VERSIONING_STATES,
 } from '../../src/record/bucket-settings.js'
 import { type ListedObject, UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
-import { ROOT_PREFIX } from '../../src/record/prefix-sketch.js'
 import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/sources/types.js'
