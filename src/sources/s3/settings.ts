@@ -120,7 +120,7 @@ export const s3Env = {
     minimum: 2,
     maximum: 1100,
     description:
-      "`s3`, with `S3_INVENTORY_DESTINATION`: the most a gzip CSV data file may inflate, as a multiple of its size in the manifest (default 100; AWS's CSV inventories inflate about tenfold, a gzip stream at most about 1,030-fold). Past it the file is not inflated further and its bucket fails with `inflates past ... (S3_INVENTORY_MAX_INFLATION ...)`, its last good figures kept: a gzip bomb costs that many bytes of work, not the scan's whole timeout.",
+      "`s3`, with `S3_INVENTORY_DESTINATION`: the most a gzip CSV data file, or a Parquet file's Snappy pages, may inflate, as a multiple of its size in the manifest (default 100; AWS's CSV inventories inflate about tenfold, a gzip stream at most about 1,030-fold; a Parquet page declaring more than is left is refused before its memory is taken). Past it the file is not inflated further and its bucket fails with `inflates past ... (S3_INVENTORY_MAX_INFLATION ...)`, its last good figures kept: a gzip bomb costs that many bytes of work, not the scan's whole timeout.",
   }),
   S3_BUCKET_SETTINGS: Type.Boolean({
     default: false,

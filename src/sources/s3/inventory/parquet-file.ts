@@ -11,7 +11,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { type AsyncBuffer, parquetMetadataAsync, parquetReadObjects } from 'hyparquet'
+import {
+  type AsyncBuffer,
+  type Compressors,
+  parquetMetadataAsync,
+  parquetReadObjects,
+  snappyUncompress,
+} from 'hyparquet'
 import { rfc3339Ms } from '../rfc3339.js'
 import { InventoryError } from './inventory-error.js'
 import { type InventoryColumn, type InventoryFile, parquetName } from './manifest.js'
@@ -20,6 +26,12 @@ import { checkedFileBytes, type InventoryRow, ROWS_PER_BATCH } from './rows.js'
 export interface ParquetReading {
   readonly file: InventoryFile
   readonly columns: readonly InventoryColumn[]
+  /**
+   * S3_INVENTORY_MAX_INFLATION: the pages read inflate to at most this many times the file's size,
+   * or it fails. A page's header declares its inflated size and the reader allocates that much
+   * before inflating, so a lying header is refused before its memory is taken.
+   */
+  readonly maxInflation: number
 }
 
 /** The columns the fold reads, of those the manifest names. */
@@ -62,11 +74,12 @@ export async function* parquetRows(body: Readable, reading: ParquetReading): Asy
       const present = new Set(metadata.schema.map((element) => element.name))
       const absent = names.filter((name) => !present.has(name))
       if (absent.length > 0) throw new InventoryError(`${file.key} has no column ${absent.join(', ')}`)
+      const compressors = boundedCompressors(reading)
       let rowStart = 0
       for (const group of metadata.row_groups) {
         const rowEnd = rowStart + Number(group.num_rows)
         const objects = await readable(file, () =>
-          parquetReadObjects({ file: buffer, metadata, rowStart, rowEnd, columns: names }),
+          parquetReadObjects({ file: buffer, metadata, rowStart, rowEnd, columns: names, compressors }),
         )
         rowStart = rowEnd
         for (let from = 0; from < objects.length; from += ROWS_PER_BATCH) {
@@ -82,10 +95,34 @@ export async function* parquetRows(body: Readable, reading: ParquetReading): Asy
   }
 }
 
+/**
+ * Snappy, the codec AWS's Parquet inventories use, counting the bytes its pages declare: past
+ * S3_INVENTORY_MAX_INFLATION times the file's size the file fails, as a CSV file inflating past it
+ * does. Pages stored uncompressed are the file's own bytes; other codecs the reader refuses.
+ */
+function boundedCompressors({ file, maxInflation }: ParquetReading): Compressors {
+  const maxInflated = maxInflation * file.size
+  let inflated = 0
+  return {
+    SNAPPY: (input, outputLength) => {
+      inflated += outputLength
+      if (inflated > maxInflated) {
+        throw new InventoryError(
+          `${file.key} inflates past ${maxInflated} bytes (S3_INVENTORY_MAX_INFLATION ${maxInflation} times its ${file.size}): not read further`,
+        )
+      }
+      const output = new Uint8Array(outputLength)
+      snappyUncompress(input, output)
+      return output
+    },
+  }
+}
+
 async function readable<T>(file: InventoryFile, read: () => Promise<T>): Promise<T> {
   try {
     return await read()
   } catch (error) {
+    if (error instanceof InventoryError) throw error
     throw new InventoryError(
       `${file.key}: not a readable Parquet file (${error instanceof Error ? error.message : String(error)})`,
       {
