@@ -97,7 +97,16 @@ export function csvFile(bucket: string, rows: readonly InventoryRowSpec[], versi
   return gzipSync(`${lines.join('\n')}\n`)
 }
 
-export function parquetFile(bucket: string, rows: readonly InventoryRowSpec[], versions: boolean): Buffer {
+/** The Parquet writer's compressors, by codec. */
+type WriterCompressors = Parameters<typeof parquetWriteBuffer>[0]['compressors']
+
+export function parquetFile(
+  bucket: string,
+  rows: readonly InventoryRowSpec[],
+  versions: boolean,
+  /** The writer's compressors (by default Snappy): a test swaps one to write a page that lies. */
+  compressors?: WriterCompressors,
+): Buffer {
   const columns = [
     { name: 'bucket', data: rows.map(() => bucket), type: 'STRING' as const },
     { name: 'key', data: rows.map((row) => row.key), type: 'STRING' as const },
@@ -126,7 +135,7 @@ export function parquetFile(bucket: string, rows: readonly InventoryRowSpec[], v
     { name: 'last_modified_date', data: rows.map((row) => row.modified), type: 'TIMESTAMP' as const },
     { name: 'storage_class', data: rows.map((row) => row.storageClass), type: 'STRING' as const },
   ]
-  return Buffer.from(parquetWriteBuffer({ columnData: columns, rowGroupSize: 500 }))
+  return Buffer.from(parquetWriteBuffer({ columnData: columns, rowGroupSize: 500, compressors }))
 }
 
 function parquetSchema(versions: boolean): string {

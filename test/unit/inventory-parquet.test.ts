@@ -48,3 +48,14 @@ test('a Parquet file whose pages inflate past S3_INVENTORY_MAX_INFLATION fails, 
     ),
   })
 })
+
+test('a page whose header declares more than the file may inflate to is refused by what it declares', async () => {
+  // Every page written as the Snappy stream of one byte while its header keeps the page's real
+  // size (4 MB of keys in a file of a few kB): refused by the size declared, under the default
+  // setting, before that memory is allocated, not when the inflated page turns out short.
+  const oneByte = () => Uint8Array.of(1, 0, 0x78)
+  const bytes = parquetFile('b', ROWS, false, { SNAPPY: oneByte })
+  await assert.rejects(read(bytes, 100), {
+    message: new RegExp(`inflates past ${100 * bytes.length} bytes \\(S3_INVENTORY_MAX_INFLATION 100 times`),
+  })
+})

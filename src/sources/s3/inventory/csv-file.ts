@@ -10,21 +10,23 @@ import { createGunzip } from 'node:zlib'
 import { rfc3339Ms } from '../rfc3339.js'
 import { InventoryError } from './inventory-error.js'
 import type { InventoryColumn, InventoryFile } from './manifest.js'
-import { checkedFileBytes, decodedKey, type InventoryRow, ROWS_PER_BATCH, sizeOf } from './rows.js'
+import {
+  asInventoryError,
+  checkedFileBytes,
+  decodedKey,
+  type FileReading,
+  type InventoryRow,
+  inflationBudget,
+  ROWS_PER_BATCH,
+  sizeOf,
+} from './rows.js'
 
 const MAX_LINE_BYTES = 64 * 1024
 const NEWLINE = 10
 
-export interface CsvReading {
-  readonly file: InventoryFile
-  readonly columns: readonly InventoryColumn[]
+export interface CsvReading extends FileReading {
   /** Whether rows need their key decoded (versions or prefixes are folded). */
   readonly keys: boolean
-  /**
-   * S3_INVENTORY_MAX_INFLATION: the file inflates to at most this many times its size, or fails
-   * (a gzip bomb is refused after that much work, not at the scan's timeout).
-   */
-  readonly maxInflation: number
 }
 
 /** The rows of `body` (the file's bytes as the store sends them), in batches. */
@@ -35,16 +37,10 @@ export async function* csvRows(body: Readable, reading: CsvReading): AsyncGenera
   const row = rowReader(reading)
   let batch: InventoryRow[] = []
   let rest: Buffer | undefined
-  const maxInflated = reading.maxInflation * file.size
-  let inflated = 0
+  const inflated = inflationBudget(reading)
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      inflated += chunk.length
-      if (inflated > maxInflated) {
-        throw new InventoryError(
-          `${file.key} inflates past ${maxInflated} bytes (S3_INVENTORY_MAX_INFLATION ${reading.maxInflation} times its ${file.size}): not read further`,
-        )
-      }
+      inflated(chunk.length)
       const text = rest ? Buffer.concat([rest, chunk]) : chunk
       let start = 0
       for (let end = text.indexOf(NEWLINE); end >= 0; end = text.indexOf(NEWLINE, start)) {
@@ -61,7 +57,7 @@ export async function* csvRows(body: Readable, reading: CsvReading): AsyncGenera
       }
     }
   } catch (error) {
-    throw asInventoryError(error, file)
+    throw csvError(error, file)
   } finally {
     body.destroy()
   }
@@ -69,16 +65,12 @@ export async function* csvRows(body: Readable, reading: CsvReading): AsyncGenera
   if (batch.length > 0) yield batch
 }
 
-function asInventoryError(error: unknown, file: InventoryFile): InventoryError {
-  if (error instanceof InventoryError) return error
-  const code = (error as { code?: string }).code
-  if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR') {
-    const what = code === 'Z_BUF_ERROR' ? 'truncated gzip' : 'not gzip'
-    return new InventoryError(`${file.key}: ${what} (${(error as Error).message})`, { cause: error })
-  }
-  return new InventoryError(`${file.key}: ${error instanceof Error ? error.message : String(error)}`, {
-    cause: error,
-  })
+/** A zlib error says what is wrong with the file; any other is named by the file as it is. */
+function csvError(error: unknown, file: InventoryFile): InventoryError {
+  const code = (error as { code?: string } | undefined)?.code
+  if (code === 'Z_BUF_ERROR') return asInventoryError(error, file, 'truncated gzip')
+  if (code === 'Z_DATA_ERROR') return asInventoryError(error, file, 'not gzip')
+  return asInventoryError(error, file)
 }
 
 /** A function from a line to its row, for these columns. */

@@ -21,18 +21,14 @@ import {
 import { rfc3339Ms } from '../rfc3339.js'
 import { InventoryError } from './inventory-error.js'
 import { type InventoryColumn, type InventoryFile, parquetName } from './manifest.js'
-import { checkedFileBytes, type InventoryRow, ROWS_PER_BATCH } from './rows.js'
-
-export interface ParquetReading {
-  readonly file: InventoryFile
-  readonly columns: readonly InventoryColumn[]
-  /**
-   * S3_INVENTORY_MAX_INFLATION: the pages read inflate to at most this many times the file's size,
-   * or it fails. A page's header declares its inflated size and the reader allocates that much
-   * before inflating, so a lying header is refused before its memory is taken.
-   */
-  readonly maxInflation: number
-}
+import {
+  asInventoryError,
+  checkedFileBytes,
+  type FileReading,
+  type InventoryRow,
+  inflationBudget,
+  ROWS_PER_BATCH,
+} from './rows.js'
 
 /** The columns the fold reads, of those the manifest names. */
 const READ: readonly InventoryColumn[] = [
@@ -45,7 +41,7 @@ const READ: readonly InventoryColumn[] = [
   'IsDeleteMarker',
 ]
 
-export async function* parquetRows(body: Readable, reading: ParquetReading): AsyncGenerator<InventoryRow[]> {
+export async function* parquetRows(body: Readable, reading: FileReading): AsyncGenerator<InventoryRow[]> {
   const { file } = reading
   const folder = await mkdtemp(join(tmpdir(), 'objstore-inventory-'))
   const path = join(folder, 'data.parquet')
@@ -53,10 +49,7 @@ export async function* parquetRows(body: Readable, reading: ParquetReading): Asy
     try {
       await pipeline(body, checkedFileBytes(file), createWriteStream(path, { mode: 0o600 }))
     } catch (error) {
-      if (error instanceof InventoryError) throw error
-      throw new InventoryError(`${file.key}: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      })
+      throw asInventoryError(error, file)
     }
     const handle = await open(path, 'r')
     try {
@@ -100,17 +93,12 @@ export async function* parquetRows(body: Readable, reading: ParquetReading): Asy
  * S3_INVENTORY_MAX_INFLATION times the file's size the file fails, as a CSV file inflating past it
  * does. Pages stored uncompressed are the file's own bytes; other codecs the reader refuses.
  */
-function boundedCompressors({ file, maxInflation }: ParquetReading): Compressors {
-  const maxInflated = maxInflation * file.size
-  let inflated = 0
+function boundedCompressors(reading: FileReading): Compressors {
+  const inflated = inflationBudget(reading)
   return {
     SNAPPY: (input, outputLength) => {
-      inflated += outputLength
-      if (inflated > maxInflated) {
-        throw new InventoryError(
-          `${file.key} inflates past ${maxInflated} bytes (S3_INVENTORY_MAX_INFLATION ${maxInflation} times its ${file.size}): not read further`,
-        )
-      }
+      // Counted before the output is allocated: the header declares the size, the page may lie.
+      inflated(outputLength)
       const output = new Uint8Array(outputLength)
       snappyUncompress(input, output)
       return output
@@ -122,13 +110,7 @@ async function readable<T>(file: InventoryFile, read: () => Promise<T>): Promise
   try {
     return await read()
   } catch (error) {
-    if (error instanceof InventoryError) throw error
-    throw new InventoryError(
-      `${file.key}: not a readable Parquet file (${error instanceof Error ? error.message : String(error)})`,
-      {
-        cause: error,
-      },
-    )
+    throw asInventoryError(error, file, 'not a readable Parquet file')
   }
 }
 

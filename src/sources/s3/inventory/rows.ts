@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Transform } from 'node:stream'
 import { InventoryError } from './inventory-error.js'
-import type { InventoryFile } from './manifest.js'
+import type { InventoryColumn, InventoryFile } from './manifest.js'
 
 /** One row of an inventory: an object (or, with versions, a version or a delete marker). */
 export interface InventoryRow {
@@ -17,6 +17,47 @@ export interface InventoryRow {
   /** True in an inventory of current objects only. */
   readonly isLatest: boolean
   readonly isDeleteMarker: boolean
+}
+
+/** What reading one data file needs, whatever its format. */
+export interface FileReading {
+  readonly file: InventoryFile
+  readonly columns: readonly InventoryColumn[]
+  /**
+   * S3_INVENTORY_MAX_INFLATION: the file inflates to at most this many times its size, or fails
+   * (a gzip bomb, or a Parquet page declaring a huge size, is refused after that much work or
+   * before that memory is taken, not at the scan's timeout).
+   */
+  readonly maxInflation: number
+}
+
+/**
+ * Counts the bytes a file inflates to, gzip chunks as they come or Parquet pages as their headers
+ * declare them, and throws once they pass S3_INVENTORY_MAX_INFLATION times the file's size.
+ */
+export function inflationBudget({ file, maxInflation }: FileReading): (bytes: number) => void {
+  const maxInflated = maxInflation * file.size
+  let inflated = 0
+  return (bytes) => {
+    inflated += bytes
+    if (inflated > maxInflated) {
+      throw new InventoryError(
+        `${file.key} inflates past ${maxInflated} bytes (S3_INVENTORY_MAX_INFLATION ${maxInflation} times its ${file.size}): not read further`,
+      )
+    }
+  }
+}
+
+/**
+ * An error met while reading `file`: an InventoryError as it is, any other named by the file (and
+ * by `what` went wrong, when the reader knows), so the bucket's failure says which file.
+ */
+export function asInventoryError(error: unknown, file: InventoryFile, what?: string): InventoryError {
+  if (error instanceof InventoryError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new InventoryError(`${file.key}: ${what === undefined ? message : `${what} (${message})`}`, {
+    cause: error,
+  })
 }
 
 /** Rows handed to the fold at once: a listing page's worth. */
