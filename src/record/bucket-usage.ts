@@ -10,6 +10,7 @@
 import type { Static } from '@sinclair/typebox'
 import { type FigureValues, figureFolds } from '../figures/assemble.js'
 import type { Frozen } from '../figures/deep-readonly.js'
+import { checkedSize, checkedSum } from '../figures/limits.js'
 import { topPrefixes } from '../figures/prefixes/sketch.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
 import type { BucketUsageSchema, MultipartUsageSchema } from './bucket-usage-schema.js'
@@ -17,8 +18,6 @@ import type { BucketUsageSchema, MultipartUsageSchema } from './bucket-usage-sch
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = NonNullable<BucketUsage['versions']>
 export type MultipartUsage = Frozen<Static<typeof MultipartUsageSchema>>
-
-import { checkedSize, checkedSum } from '../figures/limits.js'
 
 export { checkedSum, FigureBeyondLimit, isCount } from '../figures/limits.js'
 
