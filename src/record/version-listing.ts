@@ -36,7 +36,17 @@ export class VersionListingFold {
   #carried: Carried | undefined
   readonly #prefixOf: ((key: string) => string) | undefined
   /** One entry handed to the fold for every version (it keeps nothing of it): none allocated per entry. */
-  readonly #entry: ListedObject = { size: 0, modifiedMs: 0 }
+  readonly #entry: ListedObject = {
+    size: 0,
+    modifiedMs: 0,
+    storageClass: undefined,
+    prefix: undefined,
+    key: '',
+    versionId: undefined,
+    isLatest: false,
+    isDeleteMarker: false,
+    replacedMs: 0,
+  }
 
   /**
    * `prefixOf` names a key's prefix when prefixes are measured (PREFIX_*: prefixTopK); `hidden`:
@@ -72,22 +82,34 @@ export class VersionListingFold {
       continuesAtKey !== undefined && continuesAtKey !== first && byKey.has(continuesAtKey)
         ? continuesAtKey
         : undefined
-    const keyFolded = (key: string, entries: VersionEntry[]) => {
-      let previousMs = key === first ? carried?.previousMs : undefined
-      for (const entry of entries.sort(newestFirst)) {
-        this.#addEntry(entry, previousMs)
-        previousMs = entry.modifiedMs
-      }
-      if (key === continuesAtKey) this.#carried = { key, previousMs }
-    }
-    if (first !== undefined) keyFolded(first, byKey.get(first) as VersionEntry[])
-    for (const [key, entries] of byKey) if (key !== first && key !== last) keyFolded(key, entries)
-    if (last !== undefined) keyFolded(last, byKey.get(last) as VersionEntry[])
+    if (first !== undefined)
+      this.#addKey(first, byKey.get(first) as VersionEntry[], carried?.previousMs, continuesAtKey)
+    for (const [key, entries] of byKey)
+      if (key !== first && key !== last) this.#addKey(key, entries, undefined, continuesAtKey)
+    if (last !== undefined) this.#addKey(last, byKey.get(last) as VersionEntry[], undefined, continuesAtKey)
   }
 
   finish(): BucketUsage {
     this.#carried = undefined
     return this.#fold.finish()
+  }
+
+  /**
+   * One key's entries of a page, newest first; `previousMs` the time of its entry folded last when
+   * it goes on from the last page. The key the next page goes on with is carried.
+   */
+  #addKey(
+    key: string,
+    entries: VersionEntry[],
+    previousMs: number | undefined,
+    continuesAtKey?: string,
+  ): void {
+    let successorMs = previousMs
+    for (const entry of entries.sort(newestFirst)) {
+      this.#addEntry(entry, successorMs)
+      successorMs = entry.modifiedMs
+    }
+    if (key === continuesAtKey) this.#carried = { key, previousMs: successorMs }
   }
 
   /** One entry, `previousMs` the time of its key's entry folded before it (its successor), if any. */

@@ -20,67 +20,83 @@ export interface VersionValues {
   expiredDeleteMarkers?: number
 }
 
-/** `nowMs`: the scan's start, which noncurrent ages are measured against; `hidden`: fold them. */
+/**
+ * `nowMs`: the scan's start, which noncurrent ages are measured against; `hidden`: fold them. A
+ * class, not a closure: its running sums pass 2^30 and stay in fields, where V8 stores a double in
+ * place, not in a closure's context, where every store of one allocates a number (one per entry).
+ */
 export function versionFold(nowMs: number, hidden: boolean): FigureFold<{ versions: VersionValues }> {
-  let versions = 0
-  let deleteMarkers = 0
-  let noncurrentBytes = 0
-  let expiredDeleteMarkers = 0
-  const versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
-  const noncurrentAges = hidden ? new AgeFold() : undefined
+  return new VersionFold(nowMs, hidden)
+}
+
+class VersionFold implements FigureFold<{ versions: VersionValues }> {
+  #versions = 0
+  #deleteMarkers = 0
+  #noncurrentBytes = 0
+  #expiredDeleteMarkers = 0
+  readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
+  readonly #noncurrentAges: AgeFold | undefined
+  readonly #nowMs: number
   // The key being folded: how many entries it has, whether its only entry is the `null` version of
   // an unversioned write (MinIO's UNVERSIONED range), whether its newest is a delete marker.
-  let folding = false
-  let key: string | undefined
-  let entries = 0
-  let onlyNullVersion = true
-  let firstIsDeleteMarker = false
-  const keyEnds = () => {
-    if (!folding) return
-    ;(versionRanges[minioVersionSlot(onlyNullVersion ? 0 : entries)] as number)++
-    // "Expired object delete markers": a key whose only entry is a delete marker.
-    if (firstIsDeleteMarker && entries === 1) expiredDeleteMarkers++
+  #folding = false
+  #key: string | undefined = undefined
+  #entries = 0
+  #onlyNullVersion = true
+  #firstIsDeleteMarker = false
+
+  constructor(nowMs: number, hidden: boolean) {
+    this.#nowMs = nowMs
+    this.#noncurrentAges = hidden ? new AgeFold() : undefined
   }
-  return {
-    add: (entry: ListedObject) => {
-      if (!folding || entry.key !== key) {
-        keyEnds()
-        folding = true
-        key = entry.key
-        entries = 0
-        onlyNullVersion = true
-        firstIsDeleteMarker = entry.isDeleteMarker === true
-      }
-      entries++
-      if (entries > 1 || (entry.versionId !== undefined && entry.versionId !== 'null'))
-        onlyNullVersion = false
-      versions++
-      if (entry.isDeleteMarker) {
-        deleteMarkers++
-        return
-      }
-      if (entry.isLatest !== false) return
-      noncurrentBytes = checkedSum(noncurrentBytes + entry.size, 'noncurrent bytes')
-      noncurrentAges?.add(ageSlot(nowMs, entry.replacedMs ?? Number.NaN), entry.size)
-    },
-    finish: () => {
-      keyEnds()
-      folding = false
-      return {
-        versions: {
-          versions,
-          deleteMarkers,
-          noncurrentBytes,
-          versionRanges: [...versionRanges],
-          ...(noncurrentAges
-            ? {
-                noncurrentAgeBytes: [...noncurrentAges.bytes],
-                noncurrentAgeVersions: [...noncurrentAges.counts],
-                expiredDeleteMarkers,
-              }
-            : {}),
-        },
-      }
-    },
+
+  add(entry: ListedObject): void {
+    if (!this.#folding || entry.key !== this.#key) {
+      this.#keyEnds()
+      this.#folding = true
+      this.#key = entry.key
+      this.#entries = 0
+      this.#onlyNullVersion = true
+      this.#firstIsDeleteMarker = entry.isDeleteMarker === true
+    }
+    this.#entries++
+    if (this.#entries > 1 || (entry.versionId !== undefined && entry.versionId !== 'null'))
+      this.#onlyNullVersion = false
+    this.#versions++
+    if (entry.isDeleteMarker) {
+      this.#deleteMarkers++
+      return
+    }
+    if (entry.isLatest !== false) return
+    this.#noncurrentBytes = checkedSum(this.#noncurrentBytes + entry.size, 'noncurrent bytes')
+    this.#noncurrentAges?.add(ageSlot(this.#nowMs, entry.replacedMs ?? Number.NaN), entry.size)
+  }
+
+  finish(): { versions: VersionValues } {
+    this.#keyEnds()
+    this.#folding = false
+    const noncurrentAges = this.#noncurrentAges
+    return {
+      versions: {
+        versions: this.#versions,
+        deleteMarkers: this.#deleteMarkers,
+        noncurrentBytes: this.#noncurrentBytes,
+        versionRanges: [...this.#versionRanges],
+        ...(noncurrentAges
+          ? {
+              noncurrentAgeBytes: [...noncurrentAges.bytes],
+              noncurrentAgeVersions: [...noncurrentAges.counts],
+              expiredDeleteMarkers: this.#expiredDeleteMarkers,
+            }
+          : {}),
+      },
+    }
+  }
+
+  #keyEnds(): void {
+    if (!this.#folding) return
+    ;(this.#versionRanges[minioVersionSlot(this.#onlyNullVersion ? 0 : this.#entries)] as number)++
+    // "Expired object delete markers": a key whose only entry is a delete marker.
+    if (this.#firstIsDeleteMarker && this.#entries === 1) this.#expiredDeleteMarkers++
   }
 }
