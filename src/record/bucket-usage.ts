@@ -68,13 +68,15 @@ export class UsageAccumulator {
    */
   add(object: ListedObject): void {
     const { size } = object
-    if (this.#versionFigures) {
+    const versionFigures = this.#versionFigures
+    if (versionFigures === undefined) checkedSize(size)
+    else {
       if (!object.isDeleteMarker) checkedSize(size)
-      for (const figure of this.#versionFigures) figure.add(object)
+      for (let index = 0; index < versionFigures.length; index++)
+        (versionFigures[index] as FigureFold<FigureValues>).add(object)
       // A noncurrent version or a delete marker is no current object.
       if (object.isLatest === false || object.isDeleteMarker) return
     }
-    checkedSize(size)
     // Every byte figure of the record is a part of this sum: checked here, they all are.
     this.#bytes = checkedSum(this.#bytes + size, 'bytes')
     this.#objects++
