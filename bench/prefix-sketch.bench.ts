@@ -2,14 +2,14 @@ import { benchBuild } from './support/build.js'
 import { type BenchRow, median, report } from './support/report.js'
 
 /**
- * Issue 14: memory per bucket of the prefix sketch (src/record/prefix-sketch.ts) while a bucket
+ * Issue 14: memory per bucket of the prefix sketch (src/figures/prefixes/sketch.ts) while a bucket
  * with 1,000,000 distinct prefixes is folded, against an exact map of every prefix (what an
  * unbounded count would hold), measured as V8 heap after a full collection; and what a served
  * bucket keeps in the snapshot (the top K rows). Prefixes are 20-30 characters, as
  * `logs/2026-01-02/host-123/` are. Run with `npm run bench -- prefix`.
  */
 
-type SketchModule = typeof import('../src/record/prefix-sketch.js')
+type SketchModule = typeof import('../src/figures/prefixes/sketch.js')
 
 const DISTINCT = 1_000_000
 const REPEATS = 3
@@ -55,8 +55,9 @@ function heldMb(build: () => Holder): { mb: number; kept: unknown } {
 
 const build = benchBuild()
 try {
-  const { PrefixSketch, sketchCapacity, topPrefixes } =
-    await build.load<SketchModule>('record/prefix-sketch.js')
+  const { PrefixSketch, sketchCapacity, topPrefixes } = await build.load<SketchModule>(
+    'figures/prefixes/sketch.js',
+  )
   const exact = heldMb(() => {
     const map = new Map<string, { bytes: number; objects: number }>()
     return {

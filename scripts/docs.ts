@@ -3,7 +3,6 @@ import { usageCollectorFamilies, writeBucketSeries } from '../src/collectors/usa
 import { BUCKET_GROUPS, type BucketGroup, DEFAULT_BUCKET_GROUPS } from '../src/config/bucket-groups.js'
 import { drivesEnv } from '../src/config/env/drives.js'
 import { eventsEnv } from '../src/config/env/events.js'
-import { prefixesEnv } from '../src/config/env/prefixes.js'
 import { scannerEnv } from '../src/config/env/scanner.js'
 import { securityEnv } from '../src/config/env/security.js'
 import { serverEnv } from '../src/config/env/server.js'
@@ -11,12 +10,9 @@ import { envSchema, SECRET_VARIABLES } from '../src/config/schema.js'
 import type { PropertySchema } from '../src/config/schema-helpers.js'
 import { describeExpected } from '../src/config/schema-helpers.js'
 import { SeriesCounter } from '../src/exposition/usage-budget.js'
-import { ageCounts } from '../src/figures/age/bands.js'
 import { figureExamples } from '../src/figures/assemble.js'
-import { MINIO_VERSION_RANGES } from '../src/figures/versions/ranges.js'
 import { loggingEnv } from '../src/logging/settings.js'
 import { exposedFamily, type FamilyGroup } from '../src/metrics/families.js'
-import { sketchCapacity } from '../src/record/prefix-sketch.js'
 import { describeAdditive, describeNotAdditive } from '../src/record/usage-sums.js'
 import type { BucketRecord } from '../src/snapshot/snapshot.js'
 import { SOURCES } from '../src/sources/list.js'
@@ -141,9 +137,6 @@ export function renderMetricsReference(namespace = 'objstore'): string {
     .join('\n\n')
 }
 
-/** PREFIX_TOP_K's default: the prefix rows a bucket has at most unless the setting is raised. */
-const DEFAULT_PREFIX_TOP_K = prefixesEnv.PREFIX_TOP_K.default
-
 /**
  * A bucket with every figure a source can give, as the reference for counting: one storage class,
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
@@ -162,27 +155,8 @@ const REFERENCE_BUCKET: BucketRecord = {
   usage: {
     bytes: 1,
     objects: 1,
-    versions: {
-      versions: 1,
-      deleteMarkers: 0,
-      noncurrentBytes: 0,
-      versionRanges: new Array<number>(MINIO_VERSION_RANGES.length).fill(0),
-      noncurrentAgeBytes: ageCounts(),
-      noncurrentAgeVersions: ageCounts(),
-      expiredDeleteMarkers: 0,
-    },
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
-    prefixes: {
-      rows: Array.from({ length: DEFAULT_PREFIX_TOP_K }, (_, index) => ({
-        prefix: `p${index}/`,
-        bytes: 0,
-        objects: 0,
-      })),
-      capacity: sketchCapacity(DEFAULT_PREFIX_TOP_K),
-      errorBytes: 0,
-      cut: true,
-    },
     settings: {
       owner: 'o',
       tenant: 't',

@@ -14,7 +14,6 @@ import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
-import { prefixFamilies, writePrefixes } from './prefix-series.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
 import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
@@ -68,32 +67,6 @@ const usageFamilies = describe('usage', {
     'usage',
     { minio: 'bucket_usage_object_total' },
   ),
-  bucket_usage_versions: family(
-    'gauge',
-    ['bucket'],
-    'Object versions in the bucket, delete markers included (SCAN_VERSIONS).',
-    'versions',
-    { minio: 'bucket_usage_version_total' },
-  ),
-  bucket_usage_deletemarkers: family(
-    'gauge',
-    ['bucket'],
-    'Delete markers in the bucket (SCAN_VERSIONS).',
-    'versions',
-    { minio: 'bucket_usage_deletemarker_total' },
-  ),
-  bucket_noncurrent_bytes: family(
-    'gauge',
-    ['bucket'],
-    'Bytes of noncurrent object versions in the bucket (SCAN_VERSIONS).',
-    'versions',
-  ),
-  bucket_objects_version_distribution: family(
-    'gauge',
-    ['bucket', 'range'],
-    'Keys per MinIO version-count range, delete markers counted (SCAN_VERSIONS); UNVERSIONED: only a null version.',
-    'versions',
-  ),
   bucket_multipart_uploads_incomplete: family(
     'gauge',
     ['bucket'],
@@ -123,23 +96,13 @@ export const usageSnapshotFamilies = inFigurePlaces(
     [
       usageFamilies,
       usageAgeFamilies,
-      prefixFamilies,
       bucketInfoFamilies,
       usageLogFamilies,
       userFamilies,
       scanHealthFamilies,
       figureFamilies,
     ],
-    [
-      'usage',
-      'usage by age',
-      'usage prefixes',
-      'bucket info',
-      'usage log',
-      'users',
-      'scan health',
-      'figures',
-    ],
+    ['usage', 'usage by age', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -237,18 +200,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  if (usage.versions) {
-    out.set('bucket_usage_versions', bucket, usage.versions.versions)
-    out.set('bucket_usage_deletemarkers', bucket, usage.versions.deleteMarkers)
-    out.set('bucket_noncurrent_bytes', bucket, usage.versions.noncurrentBytes)
-    MINIO_VERSION_RANGES.forEach(({ name: range }, slot) => {
-      out.set(
-        'bucket_objects_version_distribution',
-        { bucket: name, range },
-        usage.versions?.versionRanges[slot] ?? 0,
-      )
-    })
-  }
   if (usage.multipart) {
     out.set('bucket_multipart_uploads_incomplete', bucket, usage.multipart.incomplete)
     if (usage.multipart.oldestInitiatedSeconds !== undefined) {
@@ -260,7 +211,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     }
   }
   writeBucketAgeSeries(out, name, usage)
-  if (usage.prefixes) writePrefixes(out, name, usage)
   if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)

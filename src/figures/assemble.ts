@@ -43,38 +43,70 @@ export function figureExamples(): FigureValues {
   return Object.assign({}, ...LISTED.map((figure) => figure.example)) as FigureValues
 }
 
-/** Every figure's fold step for one bucket: the figures a listing gives. */
-export function figureFolds(options: UsageFoldOptions): FigureFold<FigureValues>[] {
+/**
+ * Every figure's fold step for one bucket that takes `entries` (types.ts: FigureDefinition's):
+ * the figures a listing gives.
+ */
+export function figureFolds(
+  options: UsageFoldOptions,
+  entries: 'current' | 'versions' = 'current',
+): FigureFold<FigureValues>[] {
   return LISTED.flatMap((figure) => {
+    if ((figure.entries ?? 'current') !== entries) return []
     const fold = figure.fold?.(options)
     return fold ? [fold as FigureFold<FigureValues>] : []
   })
 }
 
-/** Each listed property with how it combines, in the list's order. */
-export const FIGURE_COMBINATIONS: readonly {
+/** A property's combination, a part's properties each on its own (`versions.deleteMarkers`). */
+type PathCombination = {
   readonly path: string
-  readonly combination: Combination<unknown>
-}[] = LISTED.flatMap((figure) =>
-  Object.entries(figure.combine as Record<string, Combination<unknown>>).map(([path, combination]) => ({
-    path,
-    combination,
-  })),
-)
+  readonly combination: Exclude<Combination<unknown>, { readonly part: unknown }>
+}
 
-/** Two parts' values of the figures that do not add up, as each figure merges them. */
-export function mergedFigures(
+/** A figure's properties with how each combines; a part's as `part.property`. */
+function combinationsOf(figure: AnyFigure): PathCombination[] {
+  return Object.entries(figure.combine as Record<string, Combination<Record<string, unknown>>>).flatMap(
+    ([path, combination]) =>
+      'part' in combination
+        ? Object.entries(combination.part as Record<string, PathCombination['combination']>).map(
+            ([name, each]) => ({
+              path: `${path}.${name}`,
+              combination: each,
+            }),
+          )
+        : [{ path, combination: combination as PathCombination['combination'] }],
+  )
+}
+
+/** Each listed property with how it combines, in the list's order. */
+export const FIGURE_COMBINATIONS: readonly PathCombination[] = LISTED.flatMap(combinationsOf)
+
+/**
+ * `summed` (the additive figures of two parts of one bucket, usage-sums.ts) with the values of
+ * the figures that do not add up, as each figure merges the two parts'.
+ */
+export function withMergedFigures<T extends object>(
+  summed: T,
   a: Readonly<Record<string, unknown>>,
   b: Readonly<Record<string, unknown>>,
-): Record<string, unknown> {
-  const merged: Record<string, unknown> = {}
+): T {
+  const out = { ...summed } as Record<string, unknown>
   for (const { path, combination } of FIGURE_COMBINATIONS) {
     if (combination.additive) continue
-    const value =
-      a[path] === undefined ? b[path] : b[path] === undefined ? a[path] : combination.merge(a[path], b[path])
-    if (value !== undefined) merged[path] = value
+    const dot = path.indexOf('.')
+    const part = dot < 0 ? undefined : path.slice(0, dot)
+    const name = dot < 0 ? path : path.slice(dot + 1)
+    const of = (usage: Readonly<Record<string, unknown>>) =>
+      (part === undefined ? usage : (usage[part] as Readonly<Record<string, unknown>> | undefined))?.[name]
+    const [x, y] = [of(a), of(b)]
+    const value = x === undefined ? y : y === undefined ? x : combination.merge(x, y)
+    if (value === undefined) continue
+    if (part === undefined) out[name] = value
+    // A part's merged value goes into the summed part; a part neither record has stays absent.
+    else if (out[part] !== undefined) out[part] = { ...(out[part] as object), [name]: value }
   }
-  return merged
+  return out as T
 }
 
 /** The first invariant of a listed figure a stored record breaks, or undefined. */
@@ -97,12 +129,10 @@ export const figureFamilies = unionOf(
  * place moved before the family it names (types.ts: keepsPlace); the others stay where they are.
  */
 export function inFigurePlaces<F extends Families>(families: F): F {
-  let names = Object.keys(families)
-  for (const { figure, place } of placesInOrder(
-    (figure) => Object.keys(figure.families as Families),
-    'family',
-  ))
-    names = placed(names, Object.keys(figure.families as Families), place)
+  const names = arranged(
+    Object.keys(families),
+    anchors((figure) => Object.keys(figure.families as Families), 'family'),
+  )
   return Object.fromEntries(names.map((name) => [name, families[name]])) as F
 }
 
@@ -112,60 +142,53 @@ export function inFigurePlaces<F extends Families>(families: F): F {
  * last, in the list's order.
  */
 export function inPropertyPlaces<T extends { readonly path: string }>(entries: readonly T[]): T[] {
-  let paths = [...new Set(entries.map(({ path }) => path))]
-  for (const { figure, place } of placesInOrder((figure) => Object.keys(figure.combine), 'property'))
-    paths = placed(paths, Object.keys(figure.combine), place)
+  const paths = arranged(
+    [...new Set(entries.map(({ path }) => path))],
+    anchors((figure) => combinationsOf(figure).map(({ path }) => path), 'property'),
+  )
   return paths.flatMap((path) => entries.filter((entry) => entry.path === path))
 }
 
-/**
- * The figures that keep a place, each after those whose names its place names (quota's families
- * go before the sizes', which go before the times'): a name is placed once it is in its own place.
- */
-function placesInOrder(
+/** Each name of a figure that keeps its place, with the name it goes before, in the list's order. */
+function anchors(
   namesOf: (figure: AnyFigure) => readonly string[],
   kind: 'family' | 'property',
-): { figure: AnyFigure; place: Place }[] {
-  const pending = LISTED.flatMap((figure) =>
-    figure.keepsPlace ? [{ figure, place: figure.keepsPlace[kind] as Place }] : [],
-  )
-  const ordered: { figure: AnyFigure; place: Place }[] = []
-  while (pending.length > 0) {
-    const ready = pending.findIndex(({ figure, place }) => {
-      const anchors = typeof place === 'string' ? [place] : Object.values(place)
-      return !pending.some(
-        (other) => other.figure !== figure && namesOf(other.figure).some((name) => anchors.includes(name)),
-      )
-    })
-    if (ready < 0) throw new Error(`figures keep places before each other's ${kind} names in a circle`)
-    ordered.push(...pending.splice(ready, 1))
+): Map<string, string> {
+  const before = new Map<string, string>()
+  for (const figure of LISTED) {
+    const place = figure.keepsPlace?.[kind] as Place | undefined
+    if (place === undefined) continue
+    for (const name of namesOf(figure)) {
+      const anchor = typeof place === 'string' ? place : place[name]
+      if (anchor === undefined)
+        throw new Error(`figure ${figure.name} keeps the place of some of its names, not ${name}`)
+      before.set(name, anchor)
+    }
   }
-  return ordered
+  return before
 }
 
-/** `order` with `moved` put back where `place` says: all before one name, or each before its own. */
-function placed(order: readonly string[], moved: readonly string[], place: Place): string[] {
-  if (typeof place === 'string') return placedBefore(order, moved, place)
-  let out = [...order]
-  for (const anchor of new Set(moved.map((name) => place[name]))) {
-    if (anchor === undefined) throw new Error(`a figure keeps the place of only some of ${moved.join(', ')}`)
-    out = placedBefore(
-      out,
-      moved.filter((name) => place[name] === anchor),
-      anchor,
-    )
+/**
+ * `order` with each name of `before` put just before the name it names, itself perhaps moved (the
+ * quota's family goes before the sizes', which goes before the versions'...): the list's order
+ * does not matter. Names placed before one name keep the list's order.
+ */
+function arranged(order: readonly string[], before: ReadonlyMap<string, string>): string[] {
+  const present = new Set(order)
+  const placed = new Map<string, string[]>()
+  for (const [name, anchor] of before) {
+    if (!present.has(name)) continue
+    if (!present.has(anchor)) throw new Error(`a figure keeps its place before ${anchor}, which is not there`)
+    placed.set(anchor, [...(placed.get(anchor) ?? []), name])
   }
+  const out: string[] = []
+  const emit = (name: string, depth: number): void => {
+    if (depth > order.length) throw new Error(`figures keep places before each other in a circle (${name})`)
+    for (const moved of placed.get(name) ?? []) emit(moved, depth + 1)
+    out.push(name)
+  }
+  for (const name of order) if (!present.has(before.get(name) ?? '')) emit(name, 0)
   return out
-}
-
-/** `order` with `moved` (those of them it holds) taken out and put back before `anchor`. */
-function placedBefore(order: readonly string[], moved: readonly string[], anchor: string): string[] {
-  const present = moved.filter((name) => order.includes(name))
-  if (present.length === 0) return [...order]
-  const rest = order.filter((name) => !moved.includes(name))
-  const at = rest.indexOf(anchor)
-  if (at < 0) throw new Error(`a figure keeps its place before ${anchor}, which is not there`)
-  return [...rest.slice(0, at), ...present, ...rest.slice(at)]
 }
 
 /** Writes every listed figure's families from a bucket's record. */

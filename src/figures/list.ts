@@ -7,11 +7,13 @@
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
 import { inventory } from './inventory/index.js'
+import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
 import { sizes } from './sizes/index.js'
 import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
+import { versions } from './versions/index.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
 export const FIGURES = [
@@ -22,4 +24,6 @@ export const FIGURES = [
   sizes,
   storageClass,
   age,
+  versions,
+  prefixes,
 ] as const satisfies readonly AnyFigure[]

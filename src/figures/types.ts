@@ -21,28 +21,43 @@ import type { MetricSink } from '../metrics/metric-set.js'
 import type { Frozen } from './deep-readonly.js'
 
 /**
- * One current object of a listing, as every listing source gives it to the fold (s3's listing,
- * the latest entries of a versioned listing, the fs walk's files). A fold step reads it and keeps
- * nothing of it: a source may hand the same object again with other values (the fs walk does, to
- * allocate none per file).
+ * One entry of a listing, as every listing source gives it to the fold: a current object (s3's
+ * listing, the fs walk's files), or with a versioned listing every version and delete marker,
+ * each key's entries together, newest first (version-listing.ts puts them so). A fold step reads
+ * it and keeps nothing of it: a source may hand the same object again with other values (the fs
+ * walk does, to allocate none per file).
  */
 export interface ListedObject {
-  /** Bytes. */
+  /** Bytes (0 for a delete marker). */
   size: number
   /** Last-modified time, ms since the epoch (NaN when the store gave none). */
   modifiedMs: number
   /** As the store lists it; undefined where the source has no storage classes (fs). */
   storageClass?: string | undefined
-  /** The label of the key's prefix (prefix-sketch.ts: keyPrefix), when prefixes are measured. */
+  /** The label of the key's prefix (prefixes/labels.ts: keyPrefix), when prefixes are measured. */
   prefix?: string | undefined
+  /** The key: given by a versioned listing, whose entries of one key follow each other. */
+  key?: string | undefined
+  /** A versioned listing's: the version's id (`null` for an unversioned write's). */
+  versionId?: string | undefined
+  /** A versioned listing's: false for a noncurrent version or delete marker; current otherwise. */
+  isLatest?: boolean | undefined
+  /** A versioned listing's: the entry is a delete marker (no object, no size). */
+  isDeleteMarker?: boolean | undefined
+  /** A noncurrent version's: when its successor was written (ms since the epoch), NaN unknown. */
+  replacedMs?: number | undefined
 }
 
-/** What a fold of current objects measures (see UsageAccumulator's constructor). */
+/** What a fold measures (see UsageAccumulator's constructor). */
 export interface UsageFoldOptions {
   readonly storageClasses: boolean
   readonly nowMs: number
   readonly ages?: boolean | undefined
   readonly prefixTopK?: number | undefined
+  /** The listing is versioned: every version and delete marker is given (default false). */
+  readonly versions?: boolean | undefined
+  /** Fold noncurrent ages and expired delete markers (the `hidden` group; default true). */
+  readonly hidden?: boolean | undefined
 }
 
 /** The schema parts a figure's record fragment is built with, handed in so it imports no TypeBox. */
@@ -54,16 +69,25 @@ export interface RecordParts {
   readonly StoreSeconds: TNumber
 }
 
-/** One bucket's step of the fold for a figure: each current object, then the figure's properties. */
+/**
+ * One bucket's step of the fold for a figure: each entry it takes (its definition's `entries`),
+ * then the figure's properties.
+ */
 export interface FigureFold<R> {
-  add(object: ListedObject): void
+  add(entry: ListedObject): void
+  /**
+   * Objects already added without a prefix, counted under `prefix` at once (the fs walk sums a
+   * folder's files, which share one prefix, and adds them once): the prefix figure's.
+   */
+  addToPrefix?(prefix: string, bytes: number, objects: number): void
   finish(): R
 }
 
 /**
  * How two records' values of one property combine: added (a count, a count per slot or per key:
  * summed in `_other` and across the fs walk's parts), or not (left out of `_other`; `merge` joins
- * two parts of one bucket). `says` is how docs/cardinality.md names it.
+ * two parts of one bucket), or for a part of the record (an object: `versions`) each of its
+ * properties as one of these. `says` is how docs/cardinality.md names it.
  */
 export type Combination<V> =
   | { readonly additive: true; readonly says: string }
@@ -72,6 +96,10 @@ export type Combination<V> =
       readonly says: string
       readonly parts: string
       readonly merge: (a: V, b: V) => V
+    }
+  | {
+      readonly additive?: undefined
+      readonly part: { readonly [K in keyof NonNullable<V>]-?: Combination<NonNullable<V>[K]> }
     }
 
 export interface FigureDefinition<P extends TProperties, F extends Families> {
@@ -83,9 +111,17 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
    * Its step of the fold of a listing: one per bucket measured (undefined when `options` ask none
    * of its figures: the objects are not handed to it); absent for a figure no listing gives.
    */
-  readonly fold?: (options: UsageFoldOptions) => FigureFold<Partial<Static<TObject<P>>>> | undefined
-  /** How each of its properties combines (a complete table: the compiler checks every one is there). */
-  readonly combine: { readonly [K in keyof P]-?: Combination<Static<P[K]>> }
+  readonly fold?: (options: UsageFoldOptions) => FigureFold<Frozen<Partial<Static<TObject<P>>>>> | undefined
+  /**
+   * Which entries its fold step takes: `current` (the default) each current object of any
+   * listing; `versions` every entry of a versioned listing (its step made only for one).
+   */
+  readonly entries?: 'current' | 'versions'
+  /**
+   * How each of its properties combines (a complete table: the compiler checks every one is
+   * there); a part of the record (an object) as each of its properties does.
+   */
+  readonly combine: { readonly [K in keyof P]-?: Combination<Frozen<Static<P[K]>>> }
   /** Why a stored record's values cannot be what the fold gave (the state file's check), if they cannot. */
   readonly invariant?: (
     values: Frozen<Partial<Static<TObject<P>>>>,

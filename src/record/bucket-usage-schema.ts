@@ -6,57 +6,17 @@
  * bucket-usage.ts, which the fs walk's threads load without TypeBox.
  */
 import { Type } from '@sinclair/typebox'
-import { MAX_PREFIX_TOP_K } from '../config/env/prefixes.js'
-import { AGE_BANDS } from '../figures/age/bands.js'
 import { figureProperties } from '../figures/assemble.js'
-import { MINIO_VERSION_RANGES } from '../figures/versions/ranges.js'
 import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
-import { PREFIX_LABEL_MAX_LENGTH, SKETCH_CAPACITY_FACTOR } from './prefix-sketch.js'
 import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
-const Counts = (length: number) => Type.Array(Count, { minItems: length, maxItems: length })
 /** The range a Date can hold: a store may date an object 1970 or 2100, but nothing beyond this. */
 const DATE_LIMIT_SECONDS = 8.64e12
-const PrefixRowSchema = Type.Object({
-  prefix: Type.String({ minLength: 1, maxLength: PREFIX_LABEL_MAX_LENGTH }),
-  bytes: Count,
-  objects: Count,
-})
-
-/** A bucket's prefix figures, as the record holds them (BucketUsage.prefixes; prefix-sketch.ts: PrefixFigures). */
-const PrefixFiguresSchema = Type.Object({
-  /** Largest bytes first (equal bytes: by prefix); at most the sketch's capacity, PREFIX_TOP_K once served. */
-  rows: Type.Array(PrefixRowSchema, { maxItems: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Prefixes tracked while folding; two partial figures merge keeping this many. */
-  capacity: Type.Integer({ minimum: 1, maximum: MAX_PREFIX_TOP_K * SKETCH_CAPACITY_FACTOR }),
-  /** Bound on any row's overestimate and on any prefix not in `rows`; 0: every figure exact. */
-  errorBytes: Count,
-  /** The bucket had more prefixes than `rows` holds: the rest are the `_other` row. */
-  cut: Type.Boolean(),
-})
 
 /** A time the store reported (an object's modification, an upload's start), seconds since the epoch. */
 const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
-/** One count per AGE_BANDS band, youngest first. */
-const AgeCounts = Counts(AGE_BANDS.length)
-export const VersionUsageSchema = Type.Object({
-  /** Every version, delete markers included (MinIO's definition of the version total). */
-  versions: Count,
-  deleteMarkers: Count,
-  noncurrentBytes: Count,
-  /** Keys per MINIO_VERSION_RANGES entry. */
-  versionRanges: Counts(MINIO_VERSION_RANGES.length),
-  /**
-   * Noncurrent versions' bytes and count per AGE_BANDS band of how long they have been noncurrent:
-   * since their successor (the next newer entry of the key, a delete marker included) was written.
-   */
-  noncurrentAgeBytes: Type.Optional(AgeCounts),
-  noncurrentAgeVersions: Type.Optional(AgeCounts),
-  /** Keys whose only entry is a delete marker ("expired object delete markers"). */
-  expiredDeleteMarkers: Type.Optional(Count),
-})
 
 export const MultipartUsageSchema = Type.Object({
   incomplete: Count,
@@ -74,15 +34,13 @@ export const MultipartUsageSchema = Type.Object({
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last; the quota and the sizes are ones). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota, the sizes and the versions are ones). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
   /** Bytes of current objects (the latest version of each key, delete markers excluded). */
   bytes: Count,
   objects: Count,
-  /** Present when versions were listed (SCAN_VERSIONS and a store that supports it). */
-  versions: Type.Optional(VersionUsageSchema),
   /** Present when the store lists multipart uploads. */
   multipart: Type.Optional(MultipartUsageSchema),
   /**
@@ -90,8 +48,6 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
-  /** Bytes and objects by key prefix (PREFIX_DEPTH), when on and the source lists keys (prefix-sketch.ts). */
-  prefixes: Type.Optional(PrefixFiguresSchema),
   /** Ownership and settings (bucket-settings.ts), where the source knows them. */
   settings: Type.Optional(BucketSettingsSchema),
   /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */

@@ -1,4 +1,3 @@
-import { sumProblem } from '../figures/adds-up.js'
 import { figureInvariantProblem } from '../figures/assemble.js'
 import type { BucketUsage } from './bucket-usage.js'
 
@@ -16,19 +15,7 @@ import type { BucketUsage } from './bucket-usage.js'
 export function usageInvariantProblem(usage: BucketUsage): string | undefined {
   const { bytes, objects } = usage
   if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
-  return figureInvariantProblem(usage) ?? versionProblem(usage.versions) ?? multipartProblem(usage.multipart)
-}
-
-function versionProblem(versions: BucketUsage['versions']): string | undefined {
-  if (versions === undefined) return undefined
-  if (versions.deleteMarkers > versions.versions)
-    return `/usage/versions: ${versions.deleteMarkers} delete markers among ${versions.versions} versions`
-  return sumProblem(
-    versions.noncurrentAgeBytes,
-    versions.noncurrentBytes,
-    'versions/noncurrentAgeBytes',
-    'versions/noncurrentBytes',
-  )
+  return figureInvariantProblem(usage) ?? multipartProblem(usage.multipart)
 }
 
 function multipartProblem(multipart: BucketUsage['multipart']): string | undefined {

@@ -8,10 +8,9 @@
  * and fails on a numeric figure in neither list, so a new figure is classified where it is added,
  * and docs/cardinality.md's `_other` paragraph is generated from the lists (npm run docs).
  */
-import { FIGURE_COMBINATIONS, inPropertyPlaces, mergedFigures } from '../figures/assemble.js'
+import { FIGURE_COMBINATIONS, inPropertyPlaces, withMergedFigures } from '../figures/assemble.js'
 import { classKey } from '../figures/storage-class/names.js'
 import { type BucketUsage, checkedSum, type MultipartUsage, type VersionUsage } from './bucket-usage.js'
-import { mergePrefixes } from './prefix-sketch.js'
 
 /** A figure's place in the record: a property, or a property of `versions` or `multipart`. */
 export type FigurePath =
@@ -27,13 +26,6 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   inPropertyPlaces([
     { path: 'bytes', says: 'bytes' },
     { path: 'objects', says: 'objects' },
-    { path: 'versions.versions', says: 'versions' },
-    { path: 'versions.deleteMarkers', says: 'delete markers' },
-    { path: 'versions.noncurrentBytes', says: 'noncurrent bytes' },
-    { path: 'versions.versionRanges', says: 'the version distribution' },
-    { path: 'versions.noncurrentAgeBytes', says: 'noncurrent bytes and versions per age band' },
-    { path: 'versions.noncurrentAgeVersions', says: 'noncurrent bytes and versions per age band' },
-    { path: 'versions.expiredDeleteMarkers', says: 'expired delete markers' },
     { path: 'multipart.incomplete', says: 'incomplete uploads' },
     { path: 'multipart.bytes', says: 'their bytes' },
     { path: 'multipart.unsized', says: 'unsized uploads' },
@@ -55,11 +47,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly parts: string
 }[] = inPropertyPlaces([
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
-  {
-    path: 'prefixes',
-    says: "the prefix rows (one bucket's key space: `logs/` of two buckets are not one prefix)",
-    parts: 'the sketches merged (prefix-sketch.ts)',
-  },
   { path: 'settings', says: 'the bucket info and tags', parts: "either part's: the bucket's" },
   { path: 'index', says: 'the index shards and fill', parts: "either part's: the bucket's" },
   {
@@ -130,21 +117,18 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
   const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
-  const prefixes =
-    a.prefixes && b.prefixes ? mergePrefixes(a.prefixes, b.prefixes) : (a.prefixes ?? b.prefixes)
-  return {
+  const merged: BucketUsage = {
     ...summed,
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
-    ...(prefixes ? { prefixes } : {}),
     // Settings and index are the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
     ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
-    // The figures of src/figures/ that do not add up, as each says.
-    ...mergedFigures(a, b),
   }
+  // The figures of src/figures/ that do not add up, as each says.
+  return withMergedFigures(merged, a, b)
 }
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {

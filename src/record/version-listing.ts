@@ -5,14 +5,12 @@
  * then by last-modified time, newest first) so that each noncurrent version gets the time its
  * successor was written, the moment it became noncurrent. Two entries of one key written in the
  * same millisecond give the same ages in either order. A key may straddle pages: its state is
- * carried into the next page. Memory is one page's entries.
+ * carried into the next page. Each entry is then folded (bucket-usage.ts, with `versions`): the
+ * current ones as current objects, every one by the versions figure (src/figures/versions/).
+ * Memory is one page's entries.
  */
-import {
-  type BucketUsage,
-  UsageAccumulator,
-  type UsageFoldOptions,
-  VersionAccumulator,
-} from './bucket-usage.js'
+import type { ListedObject } from '../figures/types.js'
+import { type BucketUsage, UsageAccumulator, type UsageFoldOptions } from './bucket-usage.js'
 
 /** One entry of a versioned listing: a version (with a size) or a delete marker (without). */
 export interface VersionEntry {
@@ -26,34 +24,37 @@ export interface VersionEntry {
   readonly storageClass?: string | undefined
 }
 
-interface KeyState {
+/** The key whose entries the next page goes on with, and the time of its entry folded last. */
+interface Carried {
   readonly key: string
-  entries: number
-  onlyNullVersion: boolean
-  firstIsDeleteMarker: boolean
   /** Last-modified time of the key's entry folded last: the successor of the next one. */
   previousMs: number | undefined
 }
 
 export class VersionListingFold {
-  readonly #current: UsageAccumulator
-  readonly #versions: VersionAccumulator
-  #carried: KeyState | undefined
+  readonly #fold: UsageAccumulator
+  #carried: Carried | undefined
   readonly #prefixOf: ((key: string) => string) | undefined
+  /** One entry handed to the fold for every version (it keeps nothing of it): none allocated per entry. */
+  readonly #entry: ListedObject = {
+    size: 0,
+    modifiedMs: 0,
+    storageClass: undefined,
+    prefix: undefined,
+    key: '',
+    versionId: undefined,
+    isLatest: false,
+    isDeleteMarker: false,
+    replacedMs: 0,
+  }
 
   /**
    * `prefixOf` names a key's prefix when prefixes are measured (PREFIX_*: prefixTopK); `hidden`:
    * whether noncurrent ages and expired delete markers are folded (default true).
    */
-  constructor(
-    options: UsageFoldOptions & {
-      readonly prefixOf?: ((key: string) => string) | undefined
-      readonly hidden?: boolean | undefined
-    },
-  ) {
-    this.#current = new UsageAccumulator(options)
+  constructor(options: UsageFoldOptions & { readonly prefixOf?: ((key: string) => string) | undefined }) {
+    this.#fold = new UsageAccumulator({ ...options, versions: true })
     this.#prefixOf = options.prefixOf
-    this.#versions = new VersionAccumulator({ nowMs: options.nowMs, hidden: options.hidden })
   }
 
   /**
@@ -73,51 +74,59 @@ export class VersionListingFold {
     }
     const carried = this.#carried
     this.#carried = undefined
-    if (carried && !byKey.has(carried.key)) this.#finishKey(carried)
-    // Keys in any order: only the one the next page continues with must wait, and it is carried.
-    for (const [key, entries] of byKey) {
-      const state: KeyState =
-        carried?.key === key
-          ? carried
-          : { key, entries: 0, onlyNullVersion: true, firstIsDeleteMarker: false, previousMs: undefined }
-      for (const entry of entries.sort(newestFirst)) this.#addEntry(state, entry)
-      if (key === continuesAtKey) this.#carried = state
-      else this.#finishKey(state)
-    }
+    // Keys in any order, but each key's entries one after the other, across pages too (the fold
+    // counts a key's entries until the next key comes): the key carried from the last page first,
+    // the one the next page goes on with last.
+    const first = carried !== undefined && byKey.has(carried.key) ? carried.key : undefined
+    const last =
+      continuesAtKey !== undefined && continuesAtKey !== first && byKey.has(continuesAtKey)
+        ? continuesAtKey
+        : undefined
+    if (first !== undefined)
+      this.#addKey(first, byKey.get(first) as VersionEntry[], carried?.previousMs, continuesAtKey)
+    for (const [key, entries] of byKey)
+      if (key !== first && key !== last) this.#addKey(key, entries, undefined, continuesAtKey)
+    if (last !== undefined) this.#addKey(last, byKey.get(last) as VersionEntry[], undefined, continuesAtKey)
   }
 
   finish(): BucketUsage {
-    if (this.#carried) this.#finishKey(this.#carried)
     this.#carried = undefined
-    return { ...this.#current.finish(), versions: this.#versions.finish() }
+    return this.#fold.finish()
   }
 
-  #addEntry(state: KeyState, entry: VersionEntry): void {
-    if (state.entries === 0) state.firstIsDeleteMarker = entry.size === undefined
-    state.entries++
-    if (state.entries > 1 || (entry.versionId !== undefined && entry.versionId !== 'null')) {
-      state.onlyNullVersion = false
+  /**
+   * One key's entries of a page, newest first; `previousMs` the time of its entry folded last when
+   * it goes on from the last page. The key the next page goes on with is carried.
+   */
+  #addKey(
+    key: string,
+    entries: VersionEntry[],
+    previousMs: number | undefined,
+    continuesAtKey?: string,
+  ): void {
+    let successorMs = previousMs
+    for (const entry of entries.sort(newestFirst)) {
+      this.#addEntry(entry, successorMs)
+      successorMs = entry.modifiedMs
     }
-    if (entry.size === undefined) {
-      this.#versions.addDeleteMarker()
-    } else {
-      // The first entry of a key is its latest; one listed otherwise has no known successor time.
-      const replacedMs = state.previousMs ?? entry.modifiedMs
-      this.#versions.addVersion({ isLatest: entry.isLatest, size: entry.size, replacedMs })
-      if (entry.isLatest) {
-        this.#current.add({
-          size: entry.size,
-          modifiedMs: entry.modifiedMs,
-          storageClass: entry.storageClass,
-          prefix: this.#prefixOf?.(entry.key),
-        })
-      }
-    }
-    state.previousMs = entry.modifiedMs
+    if (key === continuesAtKey) this.#carried = { key, previousMs: successorMs }
   }
 
-  #finishKey(state: KeyState): void {
-    this.#versions.addKey(state.entries, state.onlyNullVersion, state.firstIsDeleteMarker)
+  /** One entry, `previousMs` the time of its key's entry folded before it (its successor), if any. */
+  #addEntry(listed: VersionEntry, previousMs: number | undefined): void {
+    const entry = this.#entry
+    const isDeleteMarker = listed.size === undefined
+    entry.key = listed.key
+    entry.versionId = listed.versionId
+    entry.isLatest = listed.isLatest
+    entry.isDeleteMarker = isDeleteMarker
+    entry.size = listed.size ?? 0
+    entry.modifiedMs = listed.modifiedMs
+    entry.storageClass = listed.storageClass
+    // The first entry of a key is its latest; one listed otherwise has no known successor time.
+    entry.replacedMs = previousMs ?? listed.modifiedMs
+    entry.prefix = listed.isLatest && !isDeleteMarker ? this.#prefixOf?.(listed.key) : undefined
+    this.#fold.add(entry)
   }
 }
 

@@ -1,3 +1,4 @@
+import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
 import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import {
   type BucketSettings,
@@ -5,8 +6,7 @@ import {
   OBJECT_LOCK_STATES,
   VERSIONING_STATES,
 } from '../../src/record/bucket-settings.js'
-import { UsageAccumulator, VersionAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
-import { ROOT_PREFIX } from '../../src/record/prefix-sketch.js'
+import { type ListedObject, UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/sources/types.js'
@@ -115,44 +115,72 @@ function bucketUsage(
   random: () => number,
   prefixes: boolean,
 ): BucketUsage {
+  // A versioned listing's fold: each key's entries together, newest first.
   const fold = new UsageAccumulator({
     storageClasses: true,
     nowMs: ORIGIN_MS,
     prefixTopK: prefixes ? GENERATED_TOP_K : undefined,
+    versions: true,
   })
-  const versions = new VersionAccumulator({ nowMs: ORIGIN_MS })
   for (const [position, object] of bucketObjects.entries()) {
     // From the position, not the generator: the other figures stay what they were without prefixes.
     const prefix = position % 5 === 4 ? ROOT_PREFIX : GENERATED_PREFIXES[(position + index) % 4]
-    fold.add({ size: object.size, modifiedMs: object.modifiedMs, storageClass: object.storageClass, prefix })
-    versions.addVersion({ isLatest: true, size: object.size })
+    const key = `k${position}`
     const older = random() < 0.3 ? Math.floor(random() * 20) : 0
+    const noncurrent: ListedObject[] = []
     for (let version = 0; version < older; version++) {
       // Each older version replaced by the next newer one, a week apart.
       const replacedMs = object.modifiedMs - version * 7 * DAY_MS
-      versions.addVersion({ isLatest: false, size: Math.floor(random() * 1e6), replacedMs })
+      noncurrent.push({
+        key,
+        versionId: `v${version}`,
+        isLatest: false,
+        size: Math.floor(random() * 1e6),
+        modifiedMs: replacedMs,
+        replacedMs,
+      })
     }
-    versions.addKey(older + 1, older === 0 && random() < 0.5)
+    const versionId = older === 0 && random() < 0.5 ? 'null' : 'latest'
+    fold.add({ ...object, prefix, key, versionId, isLatest: true })
+    for (const entry of noncurrent) fold.add(entry)
   }
   // Keys whose latest entry is a delete marker: no current object.
   const deleted = Math.floor(random() * 3)
   for (let key = 0; key < deleted; key++) {
-    versions.addDeleteMarker()
-    versions.addVersion({ isLatest: false, size: 100, replacedMs: ORIGIN_MS - key * 40 * DAY_MS })
-    versions.addKey(2, false)
+    fold.add({
+      key: `d${key}`,
+      versionId: 'dm',
+      isLatest: true,
+      isDeleteMarker: true,
+      size: 0,
+      modifiedMs: ORIGIN_MS,
+    })
+    const replacedMs = ORIGIN_MS - key * 40 * DAY_MS
+    fold.add({
+      key: `d${key}`,
+      versionId: 'v',
+      isLatest: false,
+      size: 100,
+      modifiedMs: replacedMs,
+      replacedMs,
+    })
   }
   // A delete marker with nothing behind it, in every other bucket.
   if (index % 2 === 0) {
-    versions.addDeleteMarker()
-    versions.addKey(1, false, true)
+    fold.add({
+      key: 'x',
+      versionId: 'dm',
+      isLatest: true,
+      isDeleteMarker: true,
+      size: 0,
+      modifiedMs: ORIGIN_MS,
+    })
   }
   const incomplete = Math.floor(random() * 3)
   const usage = withTopPrefixes(fold.finish(), GENERATED_TOP_K)
-  const versionUsage = versions.finish()
-  if (versionUsage.versionRanges.length !== MINIO_VERSION_RANGES.length) throw new Error('version ranges')
+  if (usage.versions?.versionRanges.length !== MINIO_VERSION_RANGES.length) throw new Error('version ranges')
   return {
     ...usage,
-    versions: versionUsage,
     // Uploads started 1, 2... days before the origin, 5 MiB of parts each, the last one unsized.
     multipart: {
       incomplete,

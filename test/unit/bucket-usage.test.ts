@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MINIO_SIZE_RANGES, OBJECT_SIZE_BOUNDS } from '../../src/figures/sizes/ranges.js'
 import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
-import { FigureBeyondLimit, UsageAccumulator, VersionAccumulator } from '../../src/record/bucket-usage.js'
+import { FigureBeyondLimit, UsageAccumulator } from '../../src/record/bucket-usage.js'
 import { mergeUsage } from '../../src/record/usage-sums.js'
 import { MINIO_SIZE_INTERVALS } from '../support/usage-expectations.js'
 
@@ -99,8 +99,11 @@ test('merging two parts of a bucket equals folding them together', () => {
   assert.deepEqual(mergeUsage(left.finish(), right.finish()), whole.finish())
 })
 
+/** A fold of a versioned listing: every entry is added, each key's together, newest first. */
+const versionedFold = () => new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS, versions: true })
+
 test('version counts per key land in MinIO version ranges; only a null version is UNVERSIONED', () => {
-  const versions = new VersionAccumulator({ nowMs: NOW_MS })
+  const fold = versionedFold()
   const keys: Array<[number, boolean]> = [
     [1, true],
     [1, false],
@@ -111,13 +114,15 @@ test('version counts per key land in MinIO version ranges; only a null version i
     [1000, false],
     [10_000, false],
   ]
-  for (const [entries, onlyNull] of keys) versions.addKey(entries, onlyNull)
-  versions.addVersion({ isLatest: true, size: 5 })
-  versions.addVersion({ isLatest: false, size: 7 })
-  versions.addDeleteMarker()
-  const usage = versions.finish()
+  keys.forEach(([entries, onlyNull], index) => {
+    for (let entry = 0; entry < entries; entry++) {
+      const versionId = onlyNull ? 'null' : `v${entry}`
+      fold.add({ key: `k${index}`, versionId, isLatest: entry === 0, size: 0, modifiedMs: 1000 })
+    }
+  })
+  const usage = fold.finish().versions
   assert.deepEqual(
-    Object.fromEntries(MINIO_VERSION_RANGES.map((range, slot) => [range.name, usage.versionRanges[slot]])),
+    Object.fromEntries(MINIO_VERSION_RANGES.map((range, slot) => [range.name, usage?.versionRanges[slot]])),
     {
       UNVERSIONED: 1,
       SINGLE_VERSION: 1,
@@ -128,9 +133,18 @@ test('version counts per key land in MinIO version ranges; only a null version i
       GREATER_THAN_10000: 1,
     },
   )
-  assert.equal(usage.versions, 3, 'delete markers count as versions, as in MinIO')
-  assert.equal(usage.deleteMarkers, 1)
-  assert.equal(usage.noncurrentBytes, 7)
+  const counted = versionedFold()
+  counted.add({ key: 'a', versionId: 'v2', isLatest: true, size: 5, modifiedMs: 2000 })
+  counted.add({ key: 'a', versionId: 'v1', isLatest: false, size: 7, modifiedMs: 1000, replacedMs: 2000 })
+  counted.add({ key: 'b', versionId: 'v3', isLatest: true, isDeleteMarker: true, size: 0, modifiedMs: 3000 })
+  const figures = counted.finish()
+  assert.equal(figures.versions?.versions, 3, 'delete markers count as versions, as in MinIO')
+  assert.equal(figures.versions?.deleteMarkers, 1)
+  assert.equal(figures.versions?.noncurrentBytes, 7)
+  assert.equal(figures.versions?.expiredDeleteMarkers, 1, 'b: only a delete marker')
+  assert.equal(figures.objects, 1, 'the current objects: the latest version of a')
+  assert.equal(figures.bytes, 5)
+  assert.equal(new UsageAccumulator({ storageClasses: true, nowMs: NOW_MS }).finish().versions, undefined)
 })
 
 test('a size that is not a byte count never enters the figures: NaN, Infinity, -1, 1.5, 2^53', () => {
@@ -139,7 +153,7 @@ test('a size that is not a byte count never enters the figures: NaN, Infinity, -
     fold.add({ size: 10, modifiedMs: 1000 })
     assert.throws(() => fold.add({ size, modifiedMs: 2000 }), RangeError, String(size))
     assert.throws(
-      () => new VersionAccumulator({ nowMs: NOW_MS }).addVersion({ isLatest: false, size }),
+      () => versionedFold().add({ key: 'k', isLatest: false, size, modifiedMs: 1000 }),
       RangeError,
     )
     // What was folded before is untouched (and finite).
@@ -165,10 +179,10 @@ test('a bucket whose bytes pass 2^53 - 1 fails naming the limit; up to it the fi
       new UsageAccumulator({ storageClasses: false, nowMs: NOW_MS }).add({ size: 2 ** 62, modifiedMs: 1000 }),
     /^RangeError: object size 4611686018427387904 bytes is beyond 2\^53 - 1 /,
   )
-  const versions = new VersionAccumulator({ nowMs: NOW_MS })
-  versions.addVersion({ isLatest: false, size: LIMIT, replacedMs: 1000 })
+  const versions = versionedFold()
+  versions.add({ key: 'k', isLatest: false, size: LIMIT, modifiedMs: 1000, replacedMs: 1000 })
   assert.throws(
-    () => versions.addVersion({ isLatest: false, size: 1, replacedMs: 1000 }),
+    () => versions.add({ key: 'k', isLatest: false, size: 1, modifiedMs: 1000, replacedMs: 1000 }),
     /noncurrent bytes pass/,
   )
   // Two parts of one bucket (the fs walk's threads, a listing's key ranges) the same way.

@@ -11,6 +11,15 @@ import { ADDITIVE_FIGURES, mergeUsage, NOT_ADDITIVE_FIGURES } from '../../src/re
 import { recordProblem } from '../../src/snapshot/state-file-format.js'
 
 const LISTED: readonly AnyFigure[] = FIGURES
+
+/** A figure's property paths as the sums name them: a part's properties each (`versions.versions`). */
+function pathsOf(figure: AnyFigure): string[] {
+  return Object.entries(figure.combine as Record<string, object>).flatMap(([property, combination]) =>
+    'part' in combination
+      ? Object.keys(combination.part as object).map((name) => `${property}.${name}`)
+      : [property],
+  )
+}
 const NOW_MS = Date.UTC(2026, 0, 1)
 
 /** A sink that notes the families written to. */
@@ -45,7 +54,12 @@ for (const figure of LISTED) {
   })
 
   test(`figure ${figure.name}: each of its properties is summed or merged, as the docs say`, () => {
-    for (const property of Object.keys(figure.example)) {
+    for (const property of Object.keys(figure.example))
+      assert.ok(
+        pathsOf(figure).some((path) => path === property || path.startsWith(`${property}.`)),
+        property,
+      )
+    for (const property of pathsOf(figure)) {
       const classified = [...ADDITIVE_FIGURES, ...NOT_ADDITIVE_FIGURES].filter(
         ({ path }) => path === property,
       )
@@ -57,13 +71,15 @@ for (const figure of LISTED) {
 test('the figures are assembled in the list order, each property once', () => {
   const paths = FIGURE_COMBINATIONS.map(({ path }) => path)
   assert.equal(new Set(paths).size, paths.length)
-  assert.deepEqual(
-    paths,
-    LISTED.flatMap((figure) => Object.keys(figure.combine)),
+  assert.deepEqual(paths, LISTED.flatMap(pathsOf))
+  assert.equal(
+    // Options that ask every figure: a fold declines when they ask none of it.
+    figureFolds({ storageClasses: true, nowMs: NOW_MS, ages: true, prefixTopK: 10 }).length,
+    LISTED.filter((f) => f.fold && f.entries !== 'versions').length,
   )
   assert.equal(
-    figureFolds({ storageClasses: true, nowMs: NOW_MS }).length,
-    LISTED.filter((f) => f.fold).length,
+    figureFolds({ storageClasses: true, nowMs: NOW_MS, versions: true }, 'versions').length,
+    LISTED.filter((f) => f.fold && f.entries === 'versions').length,
   )
 })
 

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import {
   boundedPrefix,
   keyPrefix,
-  mergePrefixes,
   PREFIX_LABEL_MAX_LENGTH,
-  type PrefixFigures,
-  PrefixSketch,
   ROOT_PREFIX,
   TRUNCATION_MARKER,
-} from '../../src/record/prefix-sketch.js'
+} from '../../src/figures/prefixes/labels.js'
+import { mergePrefixes, type PrefixFigures, PrefixSketch } from '../../src/figures/prefixes/sketch.js'
+import { UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
 import { mergeUsage } from '../../src/record/usage-sums.js'
 
 const SLASH = { delimiter: '/', topK: 10 }

@@ -1,13 +1,11 @@
 import { Type } from '@sinclair/typebox'
+import { DEFAULT_PREFIX_TOP_K, MAX_PREFIX_TOP_K } from './prefix-top-k.js'
 
 /*
  * The prefix families' variables (issue 14, "where the bytes went"): read by the listing sources
- * (fs, s3), which fold bytes per key prefix; src/record/prefix-sketch.ts measures them. Apart from
+ * (fs, s3), which fold bytes per key prefix; src/figures/prefixes/ measures them. Apart from
  * the scanner's other variables so a source declaration may import it without an import circle.
  */
-
-/** PREFIX_TOP_K's upper bound: a bucket then tracks at most 8,000 prefixes while it is folded. */
-export const MAX_PREFIX_TOP_K = 1000
 
 /** What the prefix families measure (PREFIX_*), when they are on. */
 export interface PrefixSettings {
@@ -40,7 +38,7 @@ export const prefixesEnv = {
       '`fs`, `s3`, with the `prefixes` group of `BUCKET_METRICS`: report bytes and objects per key prefix ending at this many `PREFIX_DELIMITER`s (1: top-level folders; a key with fewer counts under the folder it is in, one with none under `_root`). 0: no prefix families.',
   }),
   PREFIX_TOP_K: Type.Integer({
-    default: 10,
+    default: DEFAULT_PREFIX_TOP_K,
     minimum: 0,
     maximum: MAX_PREFIX_TOP_K,
     description:

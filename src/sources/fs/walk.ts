@@ -1,6 +1,6 @@
 import { type Dir, lstatSync, opendirSync, readdirSync } from 'node:fs'
+import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../figures/prefixes/labels.js'
 import { type ListedObject, UsageAccumulator } from '../../record/bucket-usage.js'
-import { boundedPrefix, type PrefixSettings, prefixEnd, ROOT_PREFIX } from '../../record/prefix-sketch.js'
 import type { BucketUsage } from '../types.js'
 import { bucketLabel } from './names.js'
 import { type FolderReader, type FolderSink, nativeWalk } from './native-walk.js'

@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
+import { keyPrefix, type PrefixSettings } from '../../figures/prefixes/labels.js'
 import type { BucketUsage, UsageAccumulator } from '../../record/bucket-usage.js'
-import { keyPrefix, type PrefixSettings } from '../../record/prefix-sketch.js'
 import type { VersionEntry, VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import type { ListingProgress } from '../types.js'

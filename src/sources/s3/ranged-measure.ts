@@ -11,8 +11,9 @@
  * an inventory are not re-listed by the rotation (SCAN_FULL_EVERY): the next inventory refreshes
  * them. Neighbours are never merged, so each range keeps the time it was listed.
  */
+
+import type { PrefixSettings } from '../../figures/prefixes/labels.js'
 import { type BucketUsage, type UsageAccumulator, withTopPrefixes } from '../../record/bucket-usage.js'
-import type { PrefixSettings } from '../../record/prefix-sketch.js'
 import type { VersionListingFold } from '../../record/version-listing.js'
 import {
   type BucketRanges,

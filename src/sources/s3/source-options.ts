@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { PrefixSettings } from '../../record/prefix-sketch.js'
+import type { PrefixSettings } from '../../figures/prefixes/labels.js'
 import type { RetryPolicy } from '../retry.js'
 import type { S3ClientOptions } from './client.js'
 import type { InventoryOptions } from './inventory/setup.js'

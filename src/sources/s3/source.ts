@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { withoutCredentials } from '../../config/url-credentials.js'
+import { keyPrefix } from '../../figures/prefixes/labels.js'
 import { UsageAccumulator, withTopPrefixes } from '../../record/bucket-usage.js'
-import { keyPrefix } from '../../record/prefix-sketch.js'
 import { VersionListingFold } from '../../record/version-listing.js'
 import type { ListingSlots } from '../listings-in-flight.js'
 import { RequestCounter } from '../request-counter.js'

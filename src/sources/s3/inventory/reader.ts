@@ -8,8 +8,8 @@
  */
 import type { Readable } from 'node:stream'
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { keyPrefix, type PrefixSettings } from '../../../figures/prefixes/labels.js'
 import { type BucketUsage, withTopPrefixes } from '../../../record/bucket-usage.js'
-import { keyPrefix, type PrefixSettings } from '../../../record/prefix-sketch.js'
 import { SourceError } from '../../types.js'
 import type { SendRequest } from '../client.js'
 import { csvRows } from './csv-file.js'
