@@ -1,24 +1,11 @@
 /*
- * Ownership and settings of each bucket as info families (value 1, the facts in labels), for
- * `group_left` joins onto the per-bucket families: bucket_info and bucket_tag_info. Written from
- * the record's `settings` (src/record/bucket-settings.ts) by usage-series.ts.
+ * A bucket's index shards and their fill (rgw), written from the record's `index`
+ * (src/record/bucket-settings.ts) by usage-series.ts.
  */
 import { describe, family } from '../metrics/families.js'
-import type { BucketIndex, BucketSettings } from '../record/bucket-settings.js'
+import type { BucketIndex } from '../record/bucket-settings.js'
 
 export const bucketInfoFamilies = describe('usage', {
-  bucket_info: family(
-    'gauge',
-    ['bucket', 'owner', 'tenant', 'versioning', 'object_lock', 'lifecycle'],
-    'Ownership and settings of the bucket, always 1 (join with group_left). rgw: owner and tenant from the admin API. s3 with S3_BUCKET_SETTINGS: versioning Enabled/Suspended/Off, object_lock Enabled/Off, lifecycle Enabled/Disabled/Off. A label the source does not know is empty.',
-    'info',
-  ),
-  bucket_tag_info: family(
-    'gauge',
-    ['bucket', 'tag', 'value'],
-    'One allowlisted tag of the bucket (BUCKET_TAG_LABELS), always 1: tag is the label name the tag key maps to, value the tag value (at most 256 characters).',
-    'info',
-  ),
   bucket_index_shards: family(
     'gauge',
     ['bucket'],
@@ -47,19 +34,6 @@ export const bucketInfoFamilies = describe('usage', {
 
 interface InfoSink {
   set(
-    name: 'bucket_info',
-    labels: {
-      readonly bucket: string
-      readonly owner: string
-      readonly tenant: string
-      readonly versioning: string
-      readonly object_lock: string
-      readonly lifecycle: string
-    },
-    value: number,
-  ): void
-  set(name: 'bucket_tag_info', labels: { bucket: string; tag: string; value: string }, value: number): void
-  set(
     name: 'bucket_index_shards' | 'bucket_index_objects_per_shard' | 'bucket_index_fill_ratio',
     labels: { readonly bucket: string },
     value: number,
@@ -74,26 +48,4 @@ export function writeBucketIndex(out: InfoSink, bucket: string, index: BucketInd
   out.set('bucket_index_objects_per_shard', labels, index.objectsPerShard)
   out.set('bucket_index_fill_ratio', labels, index.fillRatio)
   out.set('bucket_index_fill_status', { bucket, status: index.fillStatus }, 1)
-}
-
-/** A bucket's info series: bucket_info when any setting is known, one bucket_tag_info per tag. */
-export function writeBucketInfo(out: InfoSink, bucket: string, settings: BucketSettings): void {
-  const { owner, tenant, versioning, objectLock, lifecycle, tags } = settings
-  if ([owner, tenant, versioning, objectLock, lifecycle].some((value) => value !== undefined)) {
-    out.set(
-      'bucket_info',
-      {
-        bucket,
-        owner: owner ?? '',
-        tenant: tenant ?? '',
-        versioning: versioning ?? '',
-        object_lock: objectLock ?? '',
-        lifecycle: lifecycle ?? '',
-      },
-      1,
-    )
-  }
-  for (const [tag, value] of Object.entries(tags ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    out.set('bucket_tag_info', { bucket, tag, value }, 1)
-  }
 }

@@ -12,7 +12,7 @@ import type { MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
-import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
+import { bucketInfoFamilies, writeBucketIndex } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
@@ -211,7 +211,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     }
   }
   writeBucketAgeSeries(out, name, usage)
-  if (usage.settings) writeBucketInfo(out, name, usage.settings)
   if (usage.index) writeBucketIndex(out, name, usage.index)
   writeUsageLog(out, name, usage)
   writeFigures(out, name, usage)

@@ -6,6 +6,7 @@
  */
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
+import { info } from './info/index.js'
 import { inventory } from './inventory/index.js'
 import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
@@ -26,4 +27,5 @@ export const FIGURES = [
   age,
   versions,
   prefixes,
+  info,
 ] as const satisfies readonly AnyFigure[]

@@ -47,7 +47,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly parts: string
 }[] = inPropertyPlaces([
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
-  { path: 'settings', says: 'the bucket info and tags', parts: "either part's: the bucket's" },
   { path: 'index', says: 'the index shards and fill', parts: "either part's: the bucket's" },
   {
     path: 'usageLog',
@@ -122,8 +121,7 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
-    // Settings and index are the bucket's, not a part's: either part's copy is the bucket's.
-    ...((a.settings ?? b.settings) ? { settings: a.settings ?? b.settings } : {}),
+    // The index is the bucket's, not a part's: either part's copy is the bucket's.
     ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
     ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
   }

@@ -5,7 +5,7 @@
  * RGW answers an empty log otherwise, so a bucket with no entry has no counters (never zeros).
  * How the hours become counters that never go down: src/record/usage-log.ts.
  */
-import { boundedValue } from '../../record/bucket-settings.js'
+import { boundedValue } from '../../figures/label-values.js'
 import {
   USAGE_LOG_CATEGORY,
   USAGE_LOG_MAX_CATEGORIES,
