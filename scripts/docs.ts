@@ -139,7 +139,7 @@ export function renderMetricsReference(namespace = 'objstore'): string {
 /**
  * A bucket with every figure a source can give, as the reference for counting: one storage class,
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
- * (so the `_other` row too), an index and usage log counters for five
+ * (so the `_other` row too), usage log counters for five
  * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw),
  * and each figure folder's example.
  */
@@ -155,7 +155,6 @@ const REFERENCE_BUCKET: BucketRecord = {
     objects: 1,
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
-    index: { shards: 1, objectsPerShard: 0, fillRatio: 0, fillStatus: 'OK' },
     usageLog: {
       totals: Object.fromEntries(
         ['put_obj', 'get_obj', 'stat_obj', 'list_bucket', 'delete_obj'].map((category) => [

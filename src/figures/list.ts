@@ -6,6 +6,7 @@
  */
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
+import { indexShards } from './index-shards/index.js'
 import { info } from './info/index.js'
 import { inventory } from './inventory/index.js'
 import { prefixes } from './prefixes/index.js'
@@ -28,4 +29,5 @@ export const FIGURES = [
   versions,
   prefixes,
   info,
+  indexShards,
 ] as const satisfies readonly AnyFigure[]

@@ -47,7 +47,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly parts: string
 }[] = inPropertyPlaces([
   { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
-  { path: 'index', says: 'the index shards and fill', parts: "either part's: the bucket's" },
   {
     path: 'usageLog',
     says: 'the usage log counters (a sum over a changing set of buckets would not be a counter)',
@@ -121,8 +120,6 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
     ...(summed.multipart && oldestUpload !== undefined
       ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
       : {}),
-    // The index is the bucket's, not a part's: either part's copy is the bucket's.
-    ...((a.index ?? b.index) ? { index: a.index ?? b.index } : {}),
     ...((a.usageLog ?? b.usageLog) ? { usageLog: a.usageLog ?? b.usageLog } : {}),
   }
   // The figures of src/figures/ that do not add up, as each says.

@@ -11,7 +11,7 @@ import { MAX_TAG_LABELS } from '../../config/env/tag-labels.js'
 import { describe, family } from '../../metrics/families.js'
 import type { MetricSink } from '../../metrics/metric-set.js'
 import { SETTING_VALUE_MAX_LENGTH } from '../label-values.js'
-import { defineFigure, type RecordParts } from '../types.js'
+import { defineFigure, type RecordParts, setWhole } from '../types.js'
 
 /** S3's versioning states; `Off`: never enabled (S3 answers no Status). */
 export const VERSIONING_STATES = ['Enabled', 'Suspended', 'Off'] as const
@@ -64,14 +64,7 @@ export const info = defineFigure({
     /** Ownership and settings, where the source knows them. */
     settings: parts.Type.Optional(settingsSchema(parts)),
   }),
-  combine: {
-    settings: {
-      additive: false,
-      says: 'the bucket info and tags',
-      parts: "either part's: the bucket's",
-      merge: (a) => a,
-    },
-  },
+  combine: { settings: setWhole('the bucket info and tags', "either part's: the bucket's") },
   // The most a source gives: every setting and as many tags as BUCKET_TAG_LABELS may name.
   example: {
     settings: {
