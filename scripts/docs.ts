@@ -139,9 +139,8 @@ export function renderMetricsReference(namespace = 'objstore'): string {
 /**
  * A bucket with every figure a source can give, as the reference for counting: one storage class,
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
- * (so the `_other` row too), usage log counters for five
- * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw),
- * and each figure folder's example.
+ * (so the `_other` row too), and each figure folder's example (the usage log's: counters for five
+ * operations; the info's: as many tags as BUCKET_TAG_LABELS may name).
  */
 const REFERENCE_BUCKET: BucketRecord = {
   name: 'reference',
@@ -155,15 +154,6 @@ const REFERENCE_BUCKET: BucketRecord = {
     objects: 1,
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
-    usageLog: {
-      totals: Object.fromEntries(
-        ['put_obj', 'get_obj', 'stat_obj', 'list_bucket', 'delete_obj'].map((category) => [
-          category,
-          { ops: 0, successfulOps: 0, bytesSent: 0, bytesReceived: 0 },
-        ]),
-      ),
-      recent: [],
-    },
     // The figures of src/figures/, each folder's example.
     ...figureExamples(),
   },

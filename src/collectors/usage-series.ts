@@ -15,7 +15,6 @@ import type { BucketUsage } from '../sources/types.js'
 import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
-import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
 import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -92,8 +91,8 @@ const usageFamilies = describe('usage', {
  */
 export const usageSnapshotFamilies = inFigurePlaces(
   unionOf(
-    [usageFamilies, usageAgeFamilies, usageLogFamilies, userFamilies, scanHealthFamilies, figureFamilies],
-    ['usage', 'usage by age', 'usage log', 'users', 'scan health', 'figures'],
+    [usageFamilies, usageAgeFamilies, userFamilies, scanHealthFamilies, figureFamilies],
+    ['usage', 'usage by age', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -202,7 +201,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     }
   }
   writeBucketAgeSeries(out, name, usage)
-  writeUsageLog(out, name, usage)
   writeFigures(out, name, usage)
 }
 

@@ -15,6 +15,7 @@ import { sizes } from './sizes/index.js'
 import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
+import { usageLog } from './usage-log/index.js'
 import { versions } from './versions/index.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
@@ -30,4 +31,5 @@ export const FIGURES = [
   prefixes,
   info,
   indexShards,
+  usageLog,
 ] as const satisfies readonly AnyFigure[]

@@ -7,7 +7,6 @@
  */
 import { Type } from '@sinclair/typebox'
 import { figureProperties } from '../figures/assemble.js'
-import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
@@ -47,8 +46,6 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
-  /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
-  usageLog: Type.Optional(UsageLogSchema),
   /** The figures of src/figures/ (list.ts), each folder's properties. */
   ...figureProperties({ Type, Count, StoreSeconds }),
 })

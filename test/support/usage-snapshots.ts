@@ -5,9 +5,9 @@ import {
   VERSIONING_STATES,
 } from '../../src/figures/info/index.js'
 import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
+import type { UsageLog } from '../../src/figures/usage-log/index.js'
 import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import { type ListedObject, UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
-import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/sources/types.js'
 import { deepFreeze } from './deep-freeze.js'
