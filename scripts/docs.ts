@@ -16,7 +16,6 @@ import { exposedFamily, type FamilyGroup } from '../src/metrics/families.js'
 import { describeAdditive, describeNotAdditive } from '../src/record/usage-sums.js'
 import type { BucketRecord } from '../src/snapshot/snapshot.js'
 import { SOURCES } from '../src/sources/list.js'
-import { MAX_TAG_LABELS } from '../src/sources/s3/settings.js'
 import { replaceBetween } from './page-markers.js'
 
 /**
@@ -140,10 +139,8 @@ export function renderMetricsReference(namespace = 'objstore'): string {
 /**
  * A bucket with every figure a source can give, as the reference for counting: one storage class,
  * every age band, versions and uploads listed and sized, more prefixes than PREFIX_TOP_K's default
- * (so the `_other` row too), ownership and settings with the most allowlisted tags
- * (BUCKET_TAG_LABELS takes at most MAX_TAG_LABELS), an index and usage log counters for five
- * operations (rgw: put, get, head, list, delete; a bucket has four series per operation it saw),
- * and each figure folder's example.
+ * (so the `_other` row too), and each figure folder's example (the usage log's: counters for five
+ * operations; the info's: as many tags as BUCKET_TAG_LABELS may name).
  */
 const REFERENCE_BUCKET: BucketRecord = {
   name: 'reference',
@@ -157,24 +154,6 @@ const REFERENCE_BUCKET: BucketRecord = {
     objects: 1,
     multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
-    settings: {
-      owner: 'o',
-      tenant: 't',
-      versioning: 'Enabled',
-      objectLock: 'Off',
-      lifecycle: 'Enabled',
-      tags: Object.fromEntries(Array.from({ length: MAX_TAG_LABELS }, (_, index) => [`tag_${index}`, 'v'])),
-    },
-    index: { shards: 1, objectsPerShard: 0, fillRatio: 0, fillStatus: 'OK' },
-    usageLog: {
-      totals: Object.fromEntries(
-        ['put_obj', 'get_obj', 'stat_obj', 'list_bucket', 'delete_obj'].map((category) => [
-          category,
-          { ops: 0, successfulOps: 0, bytesSent: 0, bytesReceived: 0 },
-        ]),
-      ),
-      recent: [],
-    },
     // The figures of src/figures/, each folder's example.
     ...figureExamples(),
   },

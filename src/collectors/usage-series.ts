@@ -12,11 +12,9 @@ import type { MetricSink } from '../metrics/metric-set.js'
 import type { BucketRecord, UsageSnapshot } from '../snapshot/snapshot.js'
 import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
-import { bucketInfoFamilies, writeBucketIndex, writeBucketInfo } from './bucket-info-series.js'
 import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
 import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
-import { usageLogFamilies, writeUsageLog } from './usage-log-series.js'
 import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -93,16 +91,8 @@ const usageFamilies = describe('usage', {
  */
 export const usageSnapshotFamilies = inFigurePlaces(
   unionOf(
-    [
-      usageFamilies,
-      usageAgeFamilies,
-      bucketInfoFamilies,
-      usageLogFamilies,
-      userFamilies,
-      scanHealthFamilies,
-      figureFamilies,
-    ],
-    ['usage', 'usage by age', 'bucket info', 'usage log', 'users', 'scan health', 'figures'],
+    [usageFamilies, usageAgeFamilies, userFamilies, scanHealthFamilies, figureFamilies],
+    ['usage', 'usage by age', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -211,9 +201,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
     }
   }
   writeBucketAgeSeries(out, name, usage)
-  if (usage.settings) writeBucketInfo(out, name, usage.settings)
-  if (usage.index) writeBucketIndex(out, name, usage.index)
-  writeUsageLog(out, name, usage)
   writeFigures(out, name, usage)
 }
 

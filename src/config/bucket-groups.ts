@@ -5,7 +5,8 @@
  * settings requests billed to the store's owner), so a scan does that work only for the groups
  * that are written. The words are checked here, at load, so check-config, serve and `scan --once`
  * refuse the same values with the same line; each per-bucket family names one of these groups
- * (src/collectors/usage-series.ts and its neighbours; a unit test holds the two lists equal).
+ * (src/figures/ and src/collectors/usage-series.ts and its neighbours; a unit test holds the two
+ * lists equal).
  */
 
 import { shownValue } from './shown-value.js'

@@ -6,6 +6,8 @@
  */
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
+import { indexShards } from './index-shards/index.js'
+import { info } from './info/index.js'
 import { inventory } from './inventory/index.js'
 import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
@@ -13,6 +15,7 @@ import { sizes } from './sizes/index.js'
 import { storageClass } from './storage-class/index.js'
 import { times } from './times/index.js'
 import type { AnyFigure } from './types.js'
+import { usageLog } from './usage-log/index.js'
 import { versions } from './versions/index.js'
 
 /** In the record's and the exposition's order: a new figure goes last. */
@@ -26,4 +29,7 @@ export const FIGURES = [
   age,
   versions,
   prefixes,
+  info,
+  indexShards,
+  usageLog,
 ] as const satisfies readonly AnyFigure[]

@@ -167,3 +167,11 @@ export function defineFigure<const P extends TProperties, const F extends Famili
 ): FigureDefinition<P, F> {
   return figure
 }
+
+/**
+ * How a property a source sets whole on the record combines (no listing gives it): left out of
+ * `_other`, and of two parts of one bucket either part's value is the bucket's.
+ */
+export function setWhole(says: string, parts: string) {
+  return { additive: false, says, parts, merge: <V>(a: V): V => a } as const
+}

@@ -7,8 +7,6 @@
  */
 import { Type } from '@sinclair/typebox'
 import { figureProperties } from '../figures/assemble.js'
-import { BucketIndexSchema, BucketSettingsSchema } from './bucket-settings.js'
-import { UsageLogSchema } from './usage-log.js'
 
 /** Bytes and counts: whole, non-negative, exact in a double. (JSON has no NaN or Infinity.) */
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
@@ -48,12 +46,6 @@ export const BucketUsageSchema = Type.Object({
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.
    */
   unreadableEntries: Type.Optional(Count),
-  /** Ownership and settings (bucket-settings.ts), where the source knows them. */
-  settings: Type.Optional(BucketSettingsSchema),
-  /** Index shards and their fill (rgw: the bucket stats' num_shards and counters). */
-  index: Type.Optional(BucketIndexSchema),
-  /** Request counters from RGW's usage log (usage-log.ts), when it is on and read. */
-  usageLog: Type.Optional(UsageLogSchema),
   /** The figures of src/figures/ (list.ts), each folder's properties. */
   ...figureProperties({ Type, Count, StoreSeconds }),
 })

@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { SETTING_VALUE_MAX_LENGTH } from './bucket-settings.js'
+import { SETTING_VALUE_MAX_LENGTH } from '../figures/label-values.js'
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 /** A label value taken from the store: bounded like a bucket's owner. */

@@ -1,13 +1,13 @@
-import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
-import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import {
   type BucketSettings,
   LIFECYCLE_STATES,
   OBJECT_LOCK_STATES,
   VERSIONING_STATES,
-} from '../../src/record/bucket-settings.js'
+} from '../../src/figures/info/index.js'
+import { ROOT_PREFIX } from '../../src/figures/prefixes/labels.js'
+import type { UsageLog } from '../../src/figures/usage-log/index.js'
+import { MINIO_VERSION_RANGES } from '../../src/figures/versions/ranges.js'
 import { type ListedObject, UsageAccumulator, withTopPrefixes } from '../../src/record/bucket-usage.js'
-import type { UsageLog } from '../../src/record/usage-log.js'
 import type { BucketRecord, UsageSnapshot } from '../../src/snapshot/snapshot.js'
 import type { BucketUsage, UserScan } from '../../src/sources/types.js'
 import { deepFreeze } from './deep-freeze.js'

@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import {
   advanceUsageLog,
-  type UsageLogFigures,
   type UsageLogHours,
   usageLogReadStart,
-} from '../../src/record/usage-log.js'
+} from '../../src/figures/usage-log/counters.js'
+import type { UsageLogFigures } from '../../src/figures/usage-log/index.js'
 import { userScanProblem } from '../../src/record/user-usage.js'
 import { RgwAdminResponseError } from '../../src/sources/rgw/stats.js'
 import { parseUsageLog } from '../../src/sources/rgw/usage-log.js'

@@ -6,7 +6,7 @@
  * `rgw_shard_warning_threshold` (default 90 %). Those are RGW configuration the admin API does not
  * serve, so the exporter takes them as RGW_SAFE_MAX_OBJECTS_PER_SHARD and RGW_SHARD_WARNING_PERCENT.
  */
-import type { BucketIndex } from '../../record/bucket-settings.js'
+import type { BucketIndex } from '../../figures/index-shards/index.js'
 import type { RgwBucketStats } from './stats.js'
 
 export interface IndexLimits {

@@ -3,15 +3,15 @@
  * admin cap `usage=read`): per bucket owner, bucket and hour, the ops, successful ops and bytes
  * sent and received per category. Filled only while RGW runs with `rgw_enable_usage_log = true`;
  * RGW answers an empty log otherwise, so a bucket with no entry has no counters (never zeros).
- * How the hours become counters that never go down: src/record/usage-log.ts.
+ * How the hours become counters that never go down: src/figures/usage-log/counters.ts.
  */
-import { boundedValue } from '../../record/bucket-settings.js'
+import { boundedValue } from '../../figures/label-values.js'
+import type { UsageLogHours } from '../../figures/usage-log/counters.js'
 import {
   USAGE_LOG_CATEGORY,
   USAGE_LOG_MAX_CATEGORIES,
   type UsageLogFigures,
-  type UsageLogHours,
-} from '../../record/usage-log.js'
+} from '../../figures/usage-log/index.js'
 import { bucketName } from './bucket-name.js'
 import { count, isObject, RgwAdminResponseError } from './stats.js'
 

@@ -10,7 +10,7 @@
  * them from the buckets' counters on its own schedule (`rgw_user_quota_bucket_sync_interval`,
  * and `radosgw-admin user stats --sync-stats` forces it), so they may lag the bucket figures.
  */
-import { boundedValue } from '../../record/bucket-settings.js'
+import { boundedValue } from '../../figures/label-values.js'
 import { sortUsers, type UserScan, type UserUsage } from '../../record/user-usage.js'
 import { count, isObject, limit, RgwAdminResponseError } from './stats.js'
 

@@ -16,7 +16,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import type { Logger } from 'pino'
-import { type BucketSettings, boundedValue } from '../../record/bucket-settings.js'
+import type { BucketSettings } from '../../figures/info/index.js'
+import { boundedValue } from '../../figures/label-values.js'
 import type { RetryPolicy } from '../retry.js'
 import { SourceError } from '../types.js'
 import { sendClassified } from './client.js'

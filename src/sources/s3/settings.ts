@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { MAX_TAG_LABELS } from '../../config/env/tag-labels.js'
 import {
   describedPattern,
   type EnvValues,
@@ -166,9 +167,6 @@ export const S3_CREDENTIAL_URL_VARIABLES = ['S3_ENDPOINT'] as const
  * names Prometheus reserves (`__...`) and more than MAX_TAG_LABELS keys. The config reads this
  * (src/config/load.ts) to refuse a bad list at start.
  */
-
-/** The most tag keys an allowlist may name (each is one series per bucket that carries it). */
-export const MAX_TAG_LABELS = 16
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 

@@ -1,7 +1,5 @@
 /*
- * A bucket's request counters from Ceph RGW's usage log (`rgw_enable_usage_log`), part of the
- * bucket's record (bucket-usage.ts imports the schema): ops, successful ops and bytes sent and
- * received per category (RGW's operation names: put_obj, get_obj, list_bucket...).
+ * How the usage log figure's counters (index.ts) carry on from one scan to the next.
  *
  * RGW keeps the log as one entry per bucket owner, bucket and hour, each holding that hour's sums,
  * for as long as nobody trims it (`radosgw-admin usage trim`, or the admin API's DELETE). A sum
@@ -15,43 +13,12 @@
  * restart carries on from it; without one, counters start again from the log's sum (a reset to
  * Prometheus, as any restarted exporter's counters).
  */
-import { type Static, Type } from '@sinclair/typebox'
-import type { Frozen } from '../figures/deep-readonly.js'
-
-const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
-
-/** RGW's category names are its operation names (some 70 in Ceph 16): lowercase words. */
-export const USAGE_LOG_CATEGORY = /^[a-z0-9_]{1,64}$/
-/** More categories than RGW has operations: a bucket's answer past this is cut (never unbounded). */
-export const USAGE_LOG_MAX_CATEGORIES = 128
-/** The newest hours whose figures are kept to compare the next scan's with. */
-const USAGE_LOG_RECENT_HOURS = 2
-
-const FiguresSchema = Type.Object({
-  ops: Count,
-  successfulOps: Count,
-  bytesSent: Count,
-  bytesReceived: Count,
-})
-
-const Categories = Type.Record(Type.String({ pattern: USAGE_LOG_CATEGORY.source }), FiguresSchema, {
-  maxProperties: USAGE_LOG_MAX_CATEGORIES,
-  // A key the pattern misses is refused, not passed with its value unchecked (TypeBox's default).
-  additionalProperties: false,
-})
-
-export const UsageLogSchema = Type.Object({
-  /** The counters, per category: only ever go up. */
-  totals: Categories,
-  /** RGW's figures of the newest hours seen (epoch: the hour's start, seconds), newest last. */
-  recent: Type.Array(Type.Object({ epoch: Count, categories: Categories }), {
-    maxItems: USAGE_LOG_RECENT_HOURS,
-  }),
-})
-
-export type UsageLogFigures = Readonly<Static<typeof FiguresSchema>>
-/** As a frozen record holds it (bucket-usage.ts's BucketUsage['usageLog']). */
-export type UsageLog = Frozen<Static<typeof UsageLogSchema>>
+import {
+  USAGE_LOG_MAX_CATEGORIES,
+  USAGE_LOG_RECENT_HOURS,
+  type UsageLog,
+  type UsageLogFigures,
+} from './index.js'
 
 /** One bucket's part of the log as RGW answered it: per hour (epoch), per category. */
 export type UsageLogHours = ReadonlyMap<number, ReadonlyMap<string, UsageLogFigures>>
