@@ -99,7 +99,10 @@ export type Combination<V> =
     }
   | {
       readonly additive?: undefined
-      readonly part: { readonly [K in keyof NonNullable<V>]-?: Combination<NonNullable<V>[K]> }
+      // A merge is given two values (an optional property's only when both parts have it).
+      readonly part: {
+        readonly [K in keyof NonNullable<V>]-?: Combination<Exclude<NonNullable<V>[K], undefined>>
+      }
     }
 
 export interface FigureDefinition<P extends TProperties, F extends Families> {
