@@ -14,7 +14,6 @@ import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
-import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
 import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -79,8 +78,8 @@ const usageFamilies = describe('usage', {
  */
 export const usageSnapshotFamilies = inFigurePlaces(
   unionOf(
-    [usageFamilies, usageAgeFamilies, userFamilies, scanHealthFamilies, figureFamilies],
-    ['usage', 'usage by age', 'users', 'scan health', 'figures'],
+    [usageFamilies, userFamilies, scanHealthFamilies, figureFamilies],
+    ['usage', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -178,7 +177,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  writeBucketAgeSeries(out, name, usage)
   writeFigures(out, name, usage)
 }
 

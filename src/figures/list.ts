@@ -6,6 +6,7 @@
  */
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
+import { hidden } from './hidden/index.js'
 import { indexShards } from './index-shards/index.js'
 import { info } from './info/index.js'
 import { inventory } from './inventory/index.js'
@@ -30,6 +31,7 @@ export const FIGURES = [
   age,
   versions,
   multipart,
+  hidden,
   prefixes,
   info,
   indexShards,

@@ -6,6 +6,11 @@
  * sets the record's `multipart` part whole (src/sources/s3/multipart.ts), so no fold step.
  */
 import { describe, family } from '../../metrics/families.js'
+import {
+  HIDDEN_MULTIPART_COMBINE,
+  HIDDEN_MULTIPART_EXAMPLE,
+  hiddenMultipartProperties,
+} from '../hidden/parts.js'
 import { defineFigure } from '../types.js'
 
 const ADDED = { additive: true } as const
@@ -19,13 +24,8 @@ export const multipart = defineFigure({
         incomplete: Count,
         /** Initiation time of the oldest incomplete upload; absent when none. */
         oldestInitiatedSeconds: Type.Optional(StoreSeconds),
-        /** Bytes of the parts of the uploads that were sized (ListParts, a bounded number per bucket). */
-        bytes: Type.Optional(Count),
-        /** Uploads not sized: past the per-bucket bound, or gone before their parts were listed. */
-        unsized: Type.Optional(Count),
-        /** Uploads initiated more than MULTIPART_STALE_DAYS before the scan started, and their sized bytes. */
-        stale: Type.Optional(Count),
-        staleBytes: Type.Optional(Count),
+        /** The `hidden` group's: the bytes of the uploads' parts, the stale uploads. */
+        ...hiddenMultipartProperties({ Type, Count }),
       }),
     ),
   }),
@@ -39,10 +39,7 @@ export const multipart = defineFigure({
           parts: 'the earlier',
           merge: (a, b) => Math.min(a, b),
         },
-        bytes: { ...ADDED, says: 'their bytes' },
-        unsized: { ...ADDED, says: 'unsized uploads' },
-        stale: { ...ADDED, says: 'stale uploads and their bytes' },
-        staleBytes: { ...ADDED, says: 'stale uploads and their bytes' },
+        ...HIDDEN_MULTIPART_COMBINE,
       },
     },
   },
@@ -56,7 +53,7 @@ export const multipart = defineFigure({
     return undefined
   },
   example: {
-    multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
+    multipart: { incomplete: 0, oldestInitiatedSeconds: 1, ...HIDDEN_MULTIPART_EXAMPLE },
   },
   families: describe('usage', {
     bucket_multipart_uploads_incomplete: family(
