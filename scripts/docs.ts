@@ -152,7 +152,6 @@ const REFERENCE_BUCKET: BucketRecord = {
   usage: {
     bytes: 1,
     objects: 1,
-    multipart: { incomplete: 0, oldestInitiatedSeconds: 1, bytes: 0, unsized: 0, stale: 0, staleBytes: 0 },
     unreadableEntries: 0,
     // The figures of src/figures/, each folder's example.
     ...figureExamples(),

@@ -11,7 +11,7 @@ import { usageSnapshotFamilies } from './usage-series.js'
 /**
  * The catalogue: every metric family the exporter can ever emit, as the union of what each part
  * declares next to the code that emits it (drives.ts; usage-series.ts's usageSnapshotFamilies,
- * itself the union of usage-series.ts, usage-age-series.ts,
+ * itself the union of usage-series.ts,
  * user-series.ts, scan-health.ts and src/figures/; source-requests.ts, prices.ts, exporter-families.ts,
  * budget-families.ts, logger.ts, events.ts). Its order is the exposition order. docs/metrics.md's reference,
  * the dashboard and the alert-rule checks read it; a family declared twice is refused at import.

@@ -14,7 +14,6 @@ import { figuresOf } from '../snapshot/stored-records.js'
 import type { BucketUsage } from '../sources/types.js'
 import { budgetFamilies } from './budget-families.js'
 import { scanHealthFamilies, writeScanHealth, writeSourceUp } from './scan-health.js'
-import { usageAgeFamilies, writeBucketAgeSeries } from './usage-age-series.js'
 import { userFamilies, writeUsers } from './user-series.js'
 
 /** Bucket usage (MinIO v2 names), from the background scanner's last snapshot. */
@@ -65,18 +64,6 @@ const usageFamilies = describe('usage', {
     'usage',
     { minio: 'bucket_usage_object_total' },
   ),
-  bucket_multipart_uploads_incomplete: family(
-    'gauge',
-    ['bucket'],
-    "Multipart uploads started and neither completed nor aborted (s3, where the store lists them; rgw: RGW's rgw.multimeta counter).",
-    'multipart',
-  ),
-  bucket_multipart_oldest_initiated_timestamp_seconds: family(
-    'gauge',
-    ['bucket'],
-    'Initiation time of the oldest incomplete multipart upload, seconds since the epoch.',
-    'multipart',
-  ),
   usage_snapshot_age_seconds: family(
     'gauge',
     [],
@@ -91,8 +78,8 @@ const usageFamilies = describe('usage', {
  */
 export const usageSnapshotFamilies = inFigurePlaces(
   unionOf(
-    [usageFamilies, usageAgeFamilies, userFamilies, scanHealthFamilies, figureFamilies],
-    ['usage', 'usage by age', 'users', 'scan health', 'figures'],
+    [usageFamilies, userFamilies, scanHealthFamilies, figureFamilies],
+    ['usage', 'users', 'scan health', 'figures'],
   ),
 )
 
@@ -190,17 +177,6 @@ export function writeBucketUsage(out: Sink, name: string, usage: BucketUsage): v
   const bucket = { bucket: name }
   out.set('bucket_usage_total_bytes', bucket, usage.bytes)
   out.set('bucket_usage_objects', bucket, usage.objects)
-  if (usage.multipart) {
-    out.set('bucket_multipart_uploads_incomplete', bucket, usage.multipart.incomplete)
-    if (usage.multipart.oldestInitiatedSeconds !== undefined) {
-      out.set(
-        'bucket_multipart_oldest_initiated_timestamp_seconds',
-        bucket,
-        usage.multipart.oldestInitiatedSeconds,
-      )
-    }
-  }
-  writeBucketAgeSeries(out, name, usage)
   writeFigures(out, name, usage)
 }
 

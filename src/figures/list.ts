@@ -6,9 +6,11 @@
  */
 import { age } from './age/index.js'
 import { emptyObjects } from './empty-objects/index.js'
+import { hidden } from './hidden/index.js'
 import { indexShards } from './index-shards/index.js'
 import { info } from './info/index.js'
 import { inventory } from './inventory/index.js'
+import { multipart } from './multipart/index.js'
 import { prefixes } from './prefixes/index.js'
 import { quota } from './quota/index.js'
 import { sizes } from './sizes/index.js'
@@ -28,6 +30,8 @@ export const FIGURES = [
   storageClass,
   age,
   versions,
+  multipart,
+  hidden,
   prefixes,
   info,
   indexShards,

@@ -99,7 +99,10 @@ export type Combination<V> =
     }
   | {
       readonly additive?: undefined
-      readonly part: { readonly [K in keyof NonNullable<V>]-?: Combination<NonNullable<V>[K]> }
+      // A merge is given two values (an optional property's only when both parts have it).
+      readonly part: {
+        readonly [K in keyof NonNullable<V>]-?: Combination<Exclude<NonNullable<V>[K], undefined>>
+      }
     }
 
 export interface FigureDefinition<P extends TProperties, F extends Families> {
@@ -129,6 +132,13 @@ export interface FigureDefinition<P extends TProperties, F extends Families> {
   ) => string | undefined
   /** Every property with a value, as a source that gives all of them would: the docs count series with it. */
   readonly example: Required<Static<TObject<P>>>
+  /**
+   * The figures whose record parts hold its properties, when they live in theirs (the `hidden`
+   * group's, inside `versions` and `multipart`: the state file's shape is older than the folders):
+   * it writes its families from their parts, which its writer is handed as every writer is handed
+   * the whole record (assemble.ts: writeFigures); a test writes it from their examples.
+   */
+  readonly reads?: readonly AnyFigure[]
   /** Its per-bucket families (each with its BUCKET_METRICS group). */
   readonly families: F
   /** Writes its families from a bucket's record (the `_other` row's too), whose totals it may read. */

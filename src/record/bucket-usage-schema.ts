@@ -16,31 +16,16 @@ const DATE_LIMIT_SECONDS = 8.64e12
 /** A time the store reported (an object's modification, an upload's start), seconds since the epoch. */
 const StoreSeconds = Type.Number({ minimum: -DATE_LIMIT_SECONDS, maximum: DATE_LIMIT_SECONDS })
 
-export const MultipartUsageSchema = Type.Object({
-  incomplete: Count,
-  /** Initiation time of the oldest incomplete upload; absent when none. */
-  oldestInitiatedSeconds: Type.Optional(StoreSeconds),
-  /** Bytes of the parts of the uploads that were sized (ListParts, a bounded number per bucket). */
-  bytes: Type.Optional(Count),
-  /** Uploads not sized: past the per-bucket bound, or gone before their parts were listed. */
-  unsized: Type.Optional(Count),
-  /** Uploads initiated more than MULTIPART_STALE_DAYS before the scan started, and their sized bytes. */
-  stale: Type.Optional(Count),
-  staleBytes: Type.Optional(Count),
-})
-
 /**
  * What a source measured for one bucket, declared once: the type below and the state file's check
  * of a stored record (state-file.ts) both derive from it (a new figure is a folder of
- * src/figures/, whose properties are spread in last; the quota, the sizes and the versions are ones). Optional parts are
+ * src/figures/, whose properties are spread in last; the quota, the sizes, the versions and the multipart uploads are ones). Optional parts are
  * families the source cannot give.
  */
 export const BucketUsageSchema = Type.Object({
   /** Bytes of current objects (the latest version of each key, delete markers excluded). */
   bytes: Count,
   objects: Count,
-  /** Present when the store lists multipart uploads. */
-  multipart: Type.Optional(MultipartUsageSchema),
   /**
    * Entries below the bucket that could not be read and are not counted (fs: a path longer than
    * PATH_MAX, an I/O error, no permission); present for sources that walk a tree.

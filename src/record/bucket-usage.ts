@@ -13,11 +13,11 @@ import type { Frozen } from '../figures/deep-readonly.js'
 import { checkedSize, checkedSum } from '../figures/limits.js'
 import { topPrefixes } from '../figures/prefixes/sketch.js'
 import type { FigureFold, ListedObject, UsageFoldOptions } from '../figures/types.js'
-import type { BucketUsageSchema, MultipartUsageSchema } from './bucket-usage-schema.js'
+import type { BucketUsageSchema } from './bucket-usage-schema.js'
 
 export type BucketUsage = Frozen<Static<typeof BucketUsageSchema>>
 export type VersionUsage = NonNullable<BucketUsage['versions']>
-export type MultipartUsage = Frozen<Static<typeof MultipartUsageSchema>>
+export type MultipartUsage = NonNullable<BucketUsage['multipart']>
 
 export { checkedSum, FigureBeyondLimit, isCount } from '../figures/limits.js'
 

@@ -15,15 +15,5 @@ import type { BucketUsage } from './bucket-usage.js'
 export function usageInvariantProblem(usage: BucketUsage): string | undefined {
   const { bytes, objects } = usage
   if (objects === 0 && bytes > 0) return `/usage: ${objects} objects cannot hold ${bytes} bytes`
-  return figureInvariantProblem(usage) ?? multipartProblem(usage.multipart)
-}
-
-function multipartProblem(multipart: BucketUsage['multipart']): string | undefined {
-  if (multipart === undefined) return undefined
-  const { incomplete, stale, unsized, bytes, staleBytes } = multipart
-  if ((stale ?? 0) > incomplete || (unsized ?? 0) > incomplete)
-    return `/usage/multipart: more stale or unsized uploads than the ${incomplete} incomplete ones`
-  if (staleBytes !== undefined && bytes !== undefined && staleBytes > bytes)
-    return `/usage/multipart: stale uploads' ${staleBytes} bytes are more than all uploads' ${bytes}`
-  return undefined
+  return figureInvariantProblem(usage)
 }

@@ -26,11 +26,6 @@ export const ADDITIVE_FIGURES: readonly { readonly path: FigurePath; readonly sa
   inPropertyPlaces([
     { path: 'bytes', says: 'bytes' },
     { path: 'objects', says: 'objects' },
-    { path: 'multipart.incomplete', says: 'incomplete uploads' },
-    { path: 'multipart.bytes', says: 'their bytes' },
-    { path: 'multipart.unsized', says: 'unsized uploads' },
-    { path: 'multipart.stale', says: 'stale uploads and their bytes' },
-    { path: 'multipart.staleBytes', says: 'stale uploads and their bytes' },
     { path: 'unreadableEntries', says: 'unreadable entries' },
     ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
       combination.additive ? [{ path: path as FigurePath, says: combination.says }] : [],
@@ -46,7 +41,6 @@ export const NOT_ADDITIVE_FIGURES: readonly {
   readonly says: string
   readonly parts: string
 }[] = inPropertyPlaces([
-  { path: 'multipart.oldestInitiatedSeconds', says: "the oldest upload's time", parts: 'the earlier' },
   ...FIGURE_COMBINATIONS.flatMap(({ path, combination }) =>
     combination.additive
       ? []
@@ -109,19 +103,8 @@ export function mergeUsage(a: BucketUsage, b: BucketUsage): BucketUsage {
   checkedSum(summed.bytes, 'bytes')
   checkedSum(summed.versions?.noncurrentBytes ?? 0, 'noncurrent bytes')
   checkedSum(summed.multipart?.bytes ?? 0, 'incomplete upload bytes')
-  const oldestUpload = minDefined(a.multipart?.oldestInitiatedSeconds, b.multipart?.oldestInitiatedSeconds)
-  const merged: BucketUsage = {
-    ...summed,
-    ...(summed.multipart && oldestUpload !== undefined
-      ? { multipart: { ...summed.multipart, oldestInitiatedSeconds: oldestUpload } }
-      : {}),
-  }
   // The figures of src/figures/ that do not add up, as each says.
-  return withMergedFigures(merged, a, b)
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+  return withMergedFigures(summed, a, b)
 }
 
 function figureAt(usage: BucketUsage, path: FigurePath): Figure | undefined {

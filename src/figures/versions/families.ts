@@ -2,7 +2,7 @@
  * The versions figure's families and how a bucket's record writes them (index.ts: the figure).
  * The snapshot-wide sums (cluster_usage_versions...) are the usage collector's
  * (src/collectors/usage-series.ts); the noncurrent ages and expired delete markers the `hidden`
- * group's (src/collectors/usage-age-series.ts).
+ * group's (src/figures/hidden/).
  */
 import { describe, family } from '../../metrics/families.js'
 import type { MetricSink } from '../../metrics/metric-set.js'

@@ -1,23 +1,21 @@
 /*
  * The versions figure's fold step: every entry of a versioned listing, each key's entries together
  * and newest first (src/record/version-listing.ts puts them so), folded into the version counts,
- * the noncurrent bytes, the keys per MinIO version-count range and, with the `hidden` group, the
- * noncurrent versions per age band of how long they have been noncurrent and the expired delete
- * markers. Memory is a few fixed arrays and the key being folded.
+ * the noncurrent bytes, the keys per MinIO version-count range and, with the `hidden` group, what
+ * that group's step folds (src/figures/hidden/fold.ts: noncurrent versions per age band, expired
+ * delete markers). Memory is a few fixed arrays and the key being folded.
  */
-import { AgeFold, ageSlot } from '../age/bands.js'
+import { HiddenVersionFold } from '../hidden/fold.js'
+import type { HiddenVersionValues } from '../hidden/parts.js'
 import { checkedSum } from '../limits.js'
 import type { FigureFold, ListedObject } from '../types.js'
 import { MINIO_VERSION_RANGES, minioVersionSlot } from './ranges.js'
 
-export interface VersionValues {
+export interface VersionValues extends HiddenVersionValues {
   versions: number
   deleteMarkers: number
   noncurrentBytes: number
   versionRanges: number[]
-  noncurrentAgeBytes?: number[]
-  noncurrentAgeVersions?: number[]
-  expiredDeleteMarkers?: number
 }
 
 /**
@@ -33,10 +31,8 @@ class VersionFold implements FigureFold<{ versions: VersionValues }> {
   #versions = 0
   #deleteMarkers = 0
   #noncurrentBytes = 0
-  #expiredDeleteMarkers = 0
   readonly #versionRanges = new Array<number>(MINIO_VERSION_RANGES.length).fill(0)
-  readonly #noncurrentAges: AgeFold | undefined
-  readonly #nowMs: number
+  readonly #hidden: HiddenVersionFold | undefined
   // The key being folded: how many entries it has, whether its only entry is the `null` version of
   // an unversioned write (MinIO's UNVERSIONED range), whether its newest is a delete marker.
   #folding = false
@@ -46,8 +42,7 @@ class VersionFold implements FigureFold<{ versions: VersionValues }> {
   #firstIsDeleteMarker = false
 
   constructor(nowMs: number, hidden: boolean) {
-    this.#nowMs = nowMs
-    this.#noncurrentAges = hidden ? new AgeFold() : undefined
+    this.#hidden = hidden ? new HiddenVersionFold(nowMs) : undefined
   }
 
   add(entry: ListedObject): void {
@@ -69,26 +64,20 @@ class VersionFold implements FigureFold<{ versions: VersionValues }> {
     }
     if (entry.isLatest !== false) return
     this.#noncurrentBytes = checkedSum(this.#noncurrentBytes + entry.size, 'noncurrent bytes')
-    this.#noncurrentAges?.add(ageSlot(this.#nowMs, entry.replacedMs ?? Number.NaN), entry.size)
+    this.#hidden?.noncurrent(entry.size, entry.replacedMs ?? Number.NaN)
   }
 
   finish(): { versions: VersionValues } {
     this.#keyEnds()
     this.#folding = false
-    const noncurrentAges = this.#noncurrentAges
+    const hidden = this.#hidden
     return {
       versions: {
         versions: this.#versions,
         deleteMarkers: this.#deleteMarkers,
         noncurrentBytes: this.#noncurrentBytes,
         versionRanges: [...this.#versionRanges],
-        ...(noncurrentAges
-          ? {
-              noncurrentAgeBytes: [...noncurrentAges.bytes],
-              noncurrentAgeVersions: [...noncurrentAges.counts],
-              expiredDeleteMarkers: this.#expiredDeleteMarkers,
-            }
-          : {}),
+        ...(hidden ? hidden.finish() : {}),
       },
     }
   }
@@ -96,7 +85,6 @@ class VersionFold implements FigureFold<{ versions: VersionValues }> {
   #keyEnds(): void {
     if (!this.#folding) return
     ;(this.#versionRanges[minioVersionSlot(this.#onlyNullVersion ? 0 : this.#entries)] as number)++
-    // "Expired object delete markers": a key whose only entry is a delete marker.
-    if (this.#firstIsDeleteMarker && this.#entries === 1) this.#expiredDeleteMarkers++
+    this.#hidden?.keyEnds(this.#entries, this.#firstIsDeleteMarker)
   }
 }

@@ -2,11 +2,11 @@
  * A bucket's object versions (SCAN_VERSIONS, and a store that lists them): every version and
  * delete marker, the bytes of the noncurrent ones, the keys per MinIO version-count range; with
  * the `hidden` group also the noncurrent versions per age band and the expired delete markers
- * (their families are src/collectors/usage-age-series.ts'). Its fold step takes every entry of a
+ * (that group's properties, fold step and families are src/figures/hidden/'s). Its fold step takes every entry of a
  * versioned listing (fold.ts); a listing of current objects gives none, and the record no part.
  */
 import { sumProblem } from '../adds-up.js'
-import { AGE_BANDS, ageCounts } from '../age/bands.js'
+import { HIDDEN_VERSION_COMBINE, hiddenVersionExample, hiddenVersionProperties } from '../hidden/parts.js'
 import { defineFigure } from '../types.js'
 import { versionFamilies, writeVersions } from './families.js'
 import { versionFold } from './fold.js'
@@ -28,15 +28,8 @@ export const versions = defineFigure({
           noncurrentBytes: Count,
           /** Keys per MINIO_VERSION_RANGES entry. */
           versionRanges: counts(MINIO_VERSION_RANGES.length),
-          /**
-           * Noncurrent versions' bytes and count per AGE_BANDS band of how long they have been
-           * noncurrent: since their successor (the next newer entry of the key, a delete marker
-           * included) was written.
-           */
-          noncurrentAgeBytes: Type.Optional(counts(AGE_BANDS.length)),
-          noncurrentAgeVersions: Type.Optional(counts(AGE_BANDS.length)),
-          /** Keys whose only entry is a delete marker ("expired object delete markers"). */
-          expiredDeleteMarkers: Type.Optional(Count),
+          /** The `hidden` group's: noncurrent versions per age band, expired delete markers. */
+          ...hiddenVersionProperties({ Type, Count }),
         }),
       ),
     }
@@ -50,9 +43,7 @@ export const versions = defineFigure({
         deleteMarkers: { ...ADDED, says: 'delete markers' },
         noncurrentBytes: { ...ADDED, says: 'noncurrent bytes' },
         versionRanges: { ...ADDED, says: 'the version distribution' },
-        noncurrentAgeBytes: { ...ADDED, says: 'noncurrent bytes and versions per age band' },
-        noncurrentAgeVersions: { ...ADDED, says: 'noncurrent bytes and versions per age band' },
-        expiredDeleteMarkers: { ...ADDED, says: 'expired delete markers' },
+        ...HIDDEN_VERSION_COMBINE,
       },
     },
   },
@@ -73,9 +64,7 @@ export const versions = defineFigure({
       deleteMarkers: 0,
       noncurrentBytes: 0,
       versionRanges: new Array<number>(MINIO_VERSION_RANGES.length).fill(0),
-      noncurrentAgeBytes: ageCounts(),
-      noncurrentAgeVersions: ageCounts(),
-      expiredDeleteMarkers: 0,
+      ...hiddenVersionExample(),
     },
   },
   families: versionFamilies,
